@@ -1,14 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
+import { WorkerMetricsServer } from '../apps/worker/src/metrics/worker-metrics.server.js';
 import {
   accountsWhenSynced,
   connect,
   dataOf,
   eventually,
+  freePort,
   onboard,
   SandboxHttp,
+  tuned,
   useStack,
 } from './kit/index.js';
+import { scrape, valueOf } from './kit/metrics-kit.js';
 
 /*
  * A bank allows so many reads of an account a day without the user present (PSD2: four at most banks) and
@@ -17,7 +21,15 @@ import {
  * when it resets, and a read with the user present still goes through.
  */
 describe("the bank's daily allowance of reads without the user", () => {
-  const stack = useStack({ worker: true, ownDatabase: 'bank_daily_limit' });
+  // The worker serves its metrics, its gauges read every second (tuning.workerMetricsRefreshSeconds).
+  const stack = useStack(async () => ({
+    worker: true,
+    ownDatabase: 'bank_daily_limit',
+    overrides: {
+      WORKER_METRICS_PORT: String(await freePort()),
+      ...tuned({ workerMetricsRefreshSeconds: 1 }),
+    },
+  }));
 
   it('holds an account the bank refused until its next day, and lets the user present read', async () => {
     const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
@@ -68,5 +80,18 @@ describe("the bank's daily allowance of reads without the user", () => {
     const accounts = (await sandbox.admin('GET', `/consents/${local.upstreamConsentId}/accounts`)).body.data;
     const atBank = accounts.find((a: { id: string }) => a.id === account.upstreamAccountId);
     expect(atBank.unattendedReads).toMatchObject({ count: 1, limit: 1 });
+
+    // Operators see the bank holding the account, beside its accounts that sync.
+    const metrics = `${stack.worker!.app.get(WorkerMetricsServer).url}/metrics`;
+    const labels = { institution: 'sandbox-redirect' };
+    const shown = await eventually('the held account in the worker’s gauge', async () => {
+      const scraped = await scrape(metrics);
+      return valueOf(scraped, 'bff_sync_daily_limit_accounts', { ...labels, state: 'held' }) === 1
+        ? scraped
+        : undefined;
+    });
+    expect(
+      valueOf(shown, 'bff_sync_daily_limit_accounts', { ...labels, state: 'syncing' }),
+    ).toBeGreaterThanOrEqual(1);
   });
 });

@@ -11,11 +11,12 @@ import {
   SYNC_LAG_BUCKETS,
 } from './database-snapshot.service.js';
 import { defineInstitutionHealthGauges } from './institution-health-gauges.js';
+import { busiestInstitutions, INSTITUTION_LABELS, OTHER_INSTITUTIONS } from './institution-labels.js';
 import { withDeadline } from './metrics-deadline.js';
 import { SharedSnapshot } from './shared-snapshot.js';
 
 /** Bumped with every change to DatabaseSnapshot's shape (it names the shared key). */
-const SNAPSHOT_VERSION = 4;
+const SNAPSHOT_VERSION = 5;
 
 /**
  * The gauges that come from Postgres, each an aggregate statement on an index in the table's owning
@@ -85,6 +86,23 @@ export class DatabaseMetricsCollector {
       'Accounts that sync but have not finished a first sync.',
       [],
       (g, s) => g.set(s.syncLag.neverSynced),
+    );
+    gauge(
+      'bff_sync_daily_limit_accounts',
+      `Per institution holding any account for its daily allowance of reads without the user (the bank's 429; the account's sync.dailyLimitUntil): held, those accounts, and syncing, all its accounts that sync (held ones included). The ${INSTITUTION_LABELS} holding most; the rest as ${OTHER_INSTITUTIONS}.`,
+      ['institution', 'state'],
+      (g, s) => {
+        g.reset();
+        const { named, rest } = busiestInstitutions(s.dailyLimit, (row) => row.held);
+        const other = rest.reduce(
+          (sum, row) => ({ ...sum, held: sum.held + row.held, syncing: sum.syncing + row.syncing }),
+          { institutionId: OTHER_INSTITUTIONS, held: 0, syncing: 0 },
+        );
+        for (const row of rest.length > 0 ? [...named, other] : named) {
+          g.set({ institution: row.institutionId, state: 'held' }, row.held);
+          g.set({ institution: row.institutionId, state: 'syncing' }, row.syncing);
+        }
+      },
     );
     defineConsentGauges(gauge);
     defineInstitutionHealthGauges(gauge);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AccountSyncStatsRepository, type SyncLagCounts } from '#libs/domain/accounts';
+import { AccountSyncStatsRepository, type DailyLimitCount, type SyncLagCounts } from '#libs/domain/accounts';
 import { ConsentConversionRepository, ConsentStatsRepository } from '#libs/domain/consents';
 import { EventDeliveryStatsRepository } from '#libs/domain/events';
 import { InboxStatsRepository } from '#libs/domain/inbox';
@@ -24,6 +24,7 @@ const DAY_MS = 86_400_000;
 export interface DatabaseSnapshot extends ConsentFigures, InstitutionHealthFigures {
   at: number;
   syncLag: SyncLagCounts;
+  dailyLimit: DailyLimitCount[];
   deliveries: { due: number; waiting: number; oldestDueSeconds: number };
   endpoints: { healthy: number; failing: number; disabled: number; longestFailingSeconds: number };
   inbox: { received: number; failed: number; oldestReceivedSeconds: number };
@@ -59,6 +60,7 @@ export class DatabaseSnapshotService {
   async read(): Promise<DatabaseSnapshot> {
     const now = new Date();
     const syncLag = await this.accounts.syncLag(now, SYNC_LAG_BUCKETS);
+    const dailyLimit = await this.accounts.dailyLimitHolds(now);
     const consents = await this.consents.byStatus();
     const expiring = await this.consents.expiringWithinWeek(now);
     const conversion = await this.conversion.startedSince(new Date(now.getTime() - DAY_MS));
@@ -71,6 +73,7 @@ export class DatabaseSnapshotService {
     return {
       at: now.getTime(),
       syncLag,
+      dailyLimit,
       consents,
       expiring,
       conversion,

@@ -25,7 +25,30 @@ const SYNC_LAG = `SELECT width_bucket(a.last_synced_at, $2::timestamptz[]) AS bu
   WHERE a.next_sync_at IS NOT NULL AND disabled.id IS NULL
   GROUP BY 1`;
 
+/** An institution holding accounts for its daily allowance, and how many of its accounts sync. */
+export interface DailyLimitCount {
+  institutionId: string;
+  held: number;
+  syncing: number;
+}
+
+/**
+ * Per institution holding any account for its daily allowance at $1: those, from a partial index of the
+ * accounts ever held, and how many of its accounts sync, from a partial index of those (only for such an
+ * institution: none is read while no bank holds anything).
+ */
+const DAILY_LIMIT = `SELECT h.institution_id AS "institutionId", h.held::int AS held,
+    (SELECT count(*) FROM accounts a WHERE a.institution_id = h.institution_id AND a.next_sync_at IS NOT NULL)::int
+      AS syncing
+  FROM (SELECT institution_id, count(*) AS held FROM accounts
+    WHERE daily_limit_until IS NOT NULL AND daily_limit_until > $1::timestamptz GROUP BY institution_id) h`;
+
 export const ACCOUNT_SYNC_STATS_SQL = {
+  dailyLimit: sqlStatement('accounts.daily-limit', DAILY_LIMIT, {
+    institutionId: 'string',
+    held: 'number',
+    syncing: 'number',
+  }),
   syncLag: sqlStatement('accounts.sync-lag', SYNC_LAG, {
     bucket: 'number?',
     accounts: 'number',
@@ -66,5 +89,10 @@ export class AccountSyncStatsRepository {
       sum += Math.max(0, row.seconds);
     }
     return { counts, sum, neverSynced };
+  }
+
+  /** The institutions holding accounts for their daily allowance at `now`, with how many of theirs sync. */
+  async dailyLimitHolds(now: Date): Promise<DailyLimitCount[]> {
+    return this.database.rows({ ...ACCOUNT_SYNC_STATS_SQL.dailyLimit, values: [now] });
   }
 }
