@@ -149,12 +149,21 @@ export function customerScreen(main, userId) {
       accountName(account),
       plain('accountSync', account.sync.status),
       when(account.sync.lastSyncedAt),
-      when(account.sync.nextSyncAt),
+      heldByBank(account)
+        ? `${when(account.sync.nextSyncAt)}, when the bank allows reads again (its daily allowance is spent)`
+        : when(account.sync.nextSyncAt),
       account.sync.lastError ?? 'None',
       h('a', { href: `#/accounts/${account.id}` }, `Sync runs and transactions of ${accountName(account)}`),
     ],
   });
 }
+
+/**
+ * The bank refused a read of the account for its daily allowance, and its next day has not come.
+ * @param {Account} account
+ */
+const heldByBank = (account) =>
+  account.sync.dailyLimitUntil !== null && Date.parse(account.sync.dailyLimitUntil) > Date.now();
 
 /** @param {Account} account */
 const accountName = (account) =>
