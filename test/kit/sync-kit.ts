@@ -22,6 +22,7 @@ export interface SyncedAccount {
     nextSyncAt?: string | null;
     lastError?: string | null;
     dailyLimitUntil?: string | null;
+    unattendedReads?: { day: string | null; count: number };
   };
 }
 
