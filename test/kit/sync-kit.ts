@@ -22,7 +22,6 @@ export interface SyncedAccount {
     nextSyncAt?: string | null;
     lastError?: string | null;
     dailyLimitUntil?: string | null;
-    unattendedReads?: { day: string | null; count: number };
   };
 }
 

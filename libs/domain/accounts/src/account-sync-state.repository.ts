@@ -148,18 +148,6 @@ export class AccountSyncStateRepository {
     this.cache.invalidate(merchantId);
   }
 
-  /**
-   * The bank answered a read of the account without the user present at `at` (a sync's first page, a live
-   * read's): counted on that UTC day, as banks count their daily allowance.
-   */
-  async countUnattendedRead(merchantId: MerchantId, accountId: string, at = new Date()): Promise<void> {
-    await this.database.rows({
-      ...ACCOUNT_SYNC_STATE_SQL.countUnattendedRead,
-      values: [accountId, merchantId, at.toISOString().slice(0, 10)],
-    });
-    this.cache.invalidate(merchantId);
-  }
-
   /** The ids of a consent's accounts that may sync (not stopped). */
   async idsOfConsent(merchantId: MerchantId, consentId: string): Promise<string[]> {
     const rows = await this.database.rows({

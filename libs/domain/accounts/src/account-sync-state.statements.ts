@@ -154,14 +154,6 @@ export const ACCOUNT_SYNC_STATE_SQL = {
           next_sync_at = CASE WHEN sync_status = 'STOPPED' THEN NULL ELSE $3::timestamptz END, updated_at = now()
         WHERE id = $1::uuid AND merchant_id = $2::uuid`,
   ),
-  /** The bank answered a read of the account without the user on the UTC day $3: one more that day. */
-  countUnattendedRead: sqlStatement(
-    'accounts.count-unattended-read',
-    `UPDATE accounts SET
-          unattended_reads = CASE WHEN unattended_reads_day = $3::date THEN unattended_reads + 1 ELSE 1 END,
-          unattended_reads_day = $3::date, updated_at = now()
-        WHERE id = $1::uuid AND merchant_id = $2::uuid`,
-  ),
   idsOfConsent: sqlStatement(
     'accounts.ids-of-consent',
     `SELECT id FROM accounts WHERE merchant_id = $1::uuid AND consent_id = $2::uuid

@@ -30,7 +30,6 @@ export interface AccountView {
     lastError: string | null;
     failingSince: string | null;
     dailyLimitUntil: string | null;
-    unattendedReads: { day: string | null; count: number };
   };
   createdAt: string;
   updatedAt: string;
@@ -69,7 +68,6 @@ export function toAccountView(a: StoredAccount): AccountView {
       lastError: a.lastSyncError,
       failingSince: a.syncFailingSince,
       dailyLimitUntil: a.dailyLimitUntil,
-      unattendedReads: { day: a.unattendedReadsDay, count: a.unattendedReads },
     },
     createdAt: a.createdAt,
     updatedAt: a.updatedAt,

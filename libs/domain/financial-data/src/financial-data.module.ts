@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { AccountsModule } from '#libs/domain/accounts';
 import { ConsentsModule } from '#libs/domain/consents';
 import { ConsentAccessService } from './consent-access.service.js';
 import { FinancialDataRepository } from './financial-data.repository.js';
@@ -7,11 +6,10 @@ import { FinancialDataService } from './financial-data.service.js';
 
 /**
  * Relies on the global config, database, logger and upstream-client modules of CoreModule; consent tokens
- * and consent status come through ConsentsModule's token vault and state owner; the count of reads the
- * bank answered without the user, through AccountsModule's sync state owner.
+ * and consent status come through ConsentsModule's token vault and state owner.
  */
 @Module({
-  imports: [AccountsModule, ConsentsModule],
+  imports: [ConsentsModule],
   providers: [FinancialDataRepository, ConsentAccessService, FinancialDataService],
   exports: [ConsentAccessService, FinancialDataService],
 })

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { type TenantCaller, tenantOf } from '#libs/context';
-import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
 import {
@@ -97,7 +96,6 @@ export class FinancialDataService {
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
     private readonly access: ConsentAccessService,
     private readonly repository: FinancialDataRepository,
-    private readonly syncState: AccountSyncStateRepository,
   ) {
     this.cursors = new PagingCursorSigner(config.crypto.signingSecret);
   }
@@ -233,10 +231,6 @@ export class FinancialDataService {
       },
       psu,
     );
-    // A first page without the user's address is a read the bank counts against its daily allowance.
-    if (upstreamCursor === undefined && psu.ipAddress === undefined) {
-      await this.syncState.countUnattendedRead(tenantOf(caller), accountId);
-    }
     await this.addSyncedFields(caller, accountId, page.records, page.keys);
     return { records: page.records, nextCursor: page.nextCursor };
   }

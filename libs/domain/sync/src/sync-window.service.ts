@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { DatabasePool, isUniqueViolation } from '#libs/database';
-import { AccountSyncStateRepository, type SyncTarget } from '#libs/domain/accounts';
+import type { SyncTarget } from '#libs/domain/accounts';
 import { SyncRunRepository, type SyncWindow } from '#libs/domain/sync-runs';
 import { type ConsentCallOptions, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
 import type { TenantRun } from './sync-run-ending.service.js';
@@ -23,7 +23,6 @@ export class SyncWindowService {
     private readonly database: DatabasePool,
     private readonly runs: SyncRunRepository,
     private readonly transactions: TransactionRepository,
-    private readonly syncState: AccountSyncStateRepository,
   ) {}
 
   /**
@@ -76,16 +75,10 @@ export class SyncWindowService {
     // Where the time goes, kept on the run's checkpoint: waiting for the upstream (its answer parsed
     // included; a page fetched ahead costs nothing here) and writing.
     const spent = { offset: 0, upstreamMs: 0, writeMs: 0 };
-    let answered = false;
     for (let next = prefetch(iterator); ;) {
       let started = performance.now();
       const page = await next;
       spent.upstreamMs += performance.now() - started;
-      if (!answered) {
-        // The bank answered the read's first page without the user: one of its daily allowance.
-        answered = true;
-        await this.syncState.countUnattendedRead(run.merchantId, run.accountId);
-      }
       if (page.done) break;
       // The next page travels while this one is written.
       next = prefetch(iterator);

@@ -1930,16 +1930,6 @@ export interface components {
             dateTime: string | null;
             creditLineIncluded: boolean | null;
         };
-        UnattendedReadsOutput: {
-            /**
-             * Format: date
-             * @description The UTC day counted (null: none yet); a day before today means none today
-             * @example 2026-11-29
-             */
-            day: string | null;
-            /** @description Reads of the account the bank answered that day without the user present (a sync, a live read without psu-ip-address): what banks count against their daily allowance */
-            count: number;
-        };
         SyncSummaryOutput: {
             /**
              * @description Lower case, like the consent’s `sync.status` (`stopped`: the consent no longer allows it)
@@ -1965,7 +1955,6 @@ export interface components {
              * @description Set when the bank refused a read because its daily allowance of reads of this account without the user present was spent (PSD2: four a day at most banks): until then syncs wait and `POST …/sync` answers 429 `DAILY_LIMIT_REACHED`; reads with the user present still go through. A time past means the allowance is back; the next successful sync clears it
              */
             dailyLimitUntil: string | null;
-            unattendedReads: components["schemas"]["UnattendedReadsOutput"];
         };
         AccountOutput: {
             /** Format: uuid */

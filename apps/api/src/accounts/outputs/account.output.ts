@@ -11,23 +11,6 @@ export class BalanceOutput {
 /** An account's `sync.status` as the API shows it (the stored list's `meta.syncStatus` too). */
 export const SYNC_STATUS_VIEWS = ['pending', 'syncing', 'synced', 'failed', 'stopped'];
 
-/** The reads of an account its bank answered without the user present, on one UTC day. */
-export class UnattendedReadsOutput {
-  @ApiProperty({
-    type: String,
-    format: 'date',
-    nullable: true,
-    example: '2026-11-29',
-    description: 'The UTC day counted (null: none yet); a day before today means none today',
-  })
-  day: string | null;
-  @ApiProperty({
-    description:
-      'Reads of the account the bank answered that day without the user present (a sync, a live read without psu-ip-address): what banks count against their daily allowance',
-  })
-  count: number;
-}
-
 export class SyncSummaryOutput {
   @ApiProperty({
     enum: SYNC_STATUS_VIEWS,
@@ -66,7 +49,6 @@ export class SyncSummaryOutput {
       'Set when the bank refused a read because its daily allowance of reads of this account without the user present was spent (PSD2: four a day at most banks): until then syncs wait and `POST …/sync` answers 429 `DAILY_LIMIT_REACHED`; reads with the user present still go through. A time past means the allowance is back; the next successful sync clears it',
   })
   dailyLimitUntil: string | null;
-  @ApiProperty({ type: UnattendedReadsOutput }) unattendedReads: UnattendedReadsOutput;
 }
 
 export class AccountOutput {
