@@ -178,7 +178,11 @@ export function createRedisClient(
   });
 }
 
-/** A second client like `client` (for SUBSCRIBE, which takes a connection over). */
+/**
+ * A second client like `client`, for SUBSCRIBE (which takes a connection over). Without ioredis's own
+ * re-subscription on reconnect: it leaves its SUBSCRIBE's promise unhandled, so a connection lost again
+ * before the reply is an unhandled rejection; subscribeWhenReachable subscribes on every `ready` instead.
+ */
 export function duplicateRedisClient(client: RedisClient): RedisClient {
-  return client instanceof Cluster ? client.duplicate() : client.duplicate();
+  return client instanceof Cluster ? client.duplicate() : client.duplicate({ autoResubscribe: false });
 }

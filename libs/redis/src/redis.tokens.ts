@@ -31,28 +31,26 @@ export function connectionErrorLogger(
 }
 
 /**
- * Subscribes `subscriber` to `channel`. Resolves once subscribed, or once the first try failed because
- * Redis is unreachable (at boot during an outage): the process starts and serves, and the subscription is
- * made on every reconnection until it holds (ioredis re-subscribes by itself only to channels it holds).
- * A wake-up or revocation missed meanwhile costs what Redis being away costs anyway.
+ * Subscribes `subscriber` to `channel`, now and after every reconnection (`ready`): duplicateRedisClient
+ * turns ioredis's own re-subscription off, since it leaves its promise unhandled. Resolves once subscribed,
+ * or once the first try failed because Redis is unreachable (at boot during an outage): the process starts
+ * and serves, and the subscription is made when Redis is back. A wake-up or revocation missed meanwhile
+ * costs what Redis being away costs anyway.
  */
 export async function subscribeWhenReachable(
   subscriber: {
     subscribe(channel: string): Promise<unknown>;
-    once(event: 'ready', listener: () => void): unknown;
-    status: string;
+    on(event: 'ready', listener: () => void): unknown;
   },
   channel: string,
 ): Promise<void> {
-  const attempt = (): Promise<void> =>
-    subscriber.subscribe(channel).then(
-      () => undefined,
-      () => {
-        if (subscriber.status !== 'end') subscriber.once('ready', () => void attempt());
-      },
-    );
+  // A failure is the connection lost again: the next `ready` tries again.
+  const attempt = (): Promise<void> => subscriber.subscribe(channel).then(noop, noop);
+  subscriber.on('ready', () => void attempt());
   await attempt();
 }
+
+const noop = () => undefined;
 
 /**
  * Closes a client within `timeoutMs`. A connected one is quit (pending replies first); one that is not
