@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisClient, CredentialRevocations, type RedisClient, type Revocation } from '#libs/redis';
+import {
+  createRedisClient,
+  CredentialRevocations,
+  logConnectionErrors,
+  type RedisClient,
+  type Revocation,
+} from '#libs/redis';
 import { captureLogger, eventually, testConfig, uniqueQueuePrefix } from './kit/index.js';
 import { type PrivateRedis, startPrivateRedis } from './kit/private-services.mjs';
 
@@ -31,6 +37,8 @@ describe('subscriptions across Redis restarts', () => {
     const { logger } = captureLogger('test', 'fatal');
     const revocations = () => {
       const client = createRedisClient(config.redis, { maxRetriesPerRequest: 1 });
+      // As the apps' own client: its refused reconnections logged (here to nowhere), not printed by ioredis.
+      logConnectionErrors(client, logger, 'test');
       clients.push(client);
       const instance = new CredentialRevocations(client, config, logger);
       instances.push(instance);
