@@ -73,10 +73,10 @@ describe("the bank's daily allowance of reads without the user", () => {
     expect(present.status).toBe(200);
 
     // The bank counted the one read it allowed, as we made it.
-    const [local] = (await stack.api.app.get(DatabasePool).rows<{ upstreamConsentId: string }>({
+    const [local] = await stack.api.app.get(DatabasePool).rows<{ upstreamConsentId: string }>({
       text: 'SELECT upstream_consent_id AS "upstreamConsentId" FROM consents WHERE id = $1',
       values: [consentId],
-    })) as { upstreamConsentId: string }[];
+    });
     const accounts = (await sandbox.admin('GET', `/consents/${local.upstreamConsentId}/accounts`)).body.data;
     const atBank = accounts.find((a: { id: string }) => a.id === account.upstreamAccountId);
     expect(atBank.unattendedReads).toMatchObject({ count: 1, limit: 1 });
