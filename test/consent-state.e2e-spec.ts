@@ -6,7 +6,7 @@ import { ConsentStateRepository, ConsentStatus } from '#libs/domain/consents';
 import { MerchantEventRepository } from '#libs/domain/events';
 import { Metrics } from '#libs/observability';
 import { createRedisClient } from '#libs/redis';
-import { captureLogger, testConfig, uniqueName } from './kit/index.js';
+import { captureLogger, deleteMerchant, testConfig, uniqueName } from './kit/index.js';
 
 /** The state owner against real Postgres: every write is guarded by the status it may start from. */
 describe('ConsentStateRepository: guarded status writes', () => {
@@ -34,7 +34,7 @@ describe('ConsentStateRepository: guarded status writes', () => {
     userId = (await prisma.user.create({ data: { merchantId, reference, applicationUserId: reference } })).id;
   });
   afterAll(async () => {
-    await prisma.merchant.delete({ where: { id: merchantId } });
+    await deleteMerchant(database, merchantId);
     await prisma.$disconnect();
     redis.disconnect();
     await database.close();
@@ -125,7 +125,7 @@ describe('ConsentStateRepository: guarded status writes', () => {
       });
       expect((await row(id)).status).toBe('AUTHORIZED');
     } finally {
-      await prisma.merchant.delete({ where: { id: other } });
+      await deleteMerchant(database, other);
     }
   });
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '#libs/config';
 import { tenantNamedByOperator } from '#libs/context';
 import { SecretBox } from '#libs/crypto';
-import type { PrismaService } from '#libs/database';
+import type { DatabasePool, PrismaService } from '#libs/database';
 import { mintSessionToken, signSessionToken, UserRepository } from '#libs/domain/users';
 import { uuidV7 } from '#libs/ids';
 
@@ -28,6 +28,18 @@ export async function createMerchant(
   });
   if (response.status !== 201) throw new Error(`createMerchant: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { data: CreatedMerchant }).data;
+}
+
+/**
+ * Removes a merchant and all it owns, as a test cleans up (the product never deletes one). It holds the
+ * outbox relay's lock meanwhile: a relay numbering the merchant's events (their rows locked in order)
+ * while the cascade deletes them (in another order) is a deadlock, which Postgres ends by failing one.
+ */
+export async function deleteMerchant(db: DatabasePool, merchantId: string): Promise<void> {
+  await db.transaction(async (client) => {
+    await client.query('SELECT 1 FROM outbox_relay_state WHERE id = 1 FOR UPDATE');
+    await client.query('DELETE FROM merchants WHERE id = $1', [merchantId]);
+  });
 }
 
 /** A user row of a merchant, through the repository the app itself uses. */

@@ -8,6 +8,7 @@ import {
   type ConsentRowsSpec,
   createConsentRows,
   createUser,
+  deleteMerchant,
   onboard,
   propertyTimeout,
   useStack,
@@ -116,7 +117,7 @@ describe('property: the consent expiry scan acts on every consent due, once, and
               expect(after.get(id)).toBe(expected.get(id) === 'consent.expired' ? 'EXPIRED' : status);
             }
           } finally {
-            await prisma.merchant.delete({ where: { id: merchantId } });
+            await deleteMerchant(db, merchantId);
           }
         }),
         4,
