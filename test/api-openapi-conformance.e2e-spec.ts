@@ -16,6 +16,7 @@ import {
   tuned,
   uniqueName,
   upstreamEvent,
+  USER_PRESENT,
   useStack,
 } from './kit/index.js';
 import {
@@ -328,6 +329,12 @@ describe('api: every answer matches our own OpenAPI document', () => {
       200,
     );
     await valid('POST /admin/institutions/refresh', operator, 200);
+    // Null: the default, which every other test of this database counts on.
+    await valid(
+      'PUT /admin/institutions/{institutionId}/unattended-reads',
+      { ...operator, params: { institutionId: 'sandbox-redirect' }, body: { perDay: null } },
+      200,
+    );
 
     // Endpoints before the events: one that takes every event, one that refuses them (failing, for the
     // operator's list of troubled endpoints).
@@ -463,7 +470,11 @@ describe('api: every answer matches our own OpenAPI document', () => {
     const accountId = accounts.find((a) => a.type === 'CURRENT')!.id;
     const onAccount = { ...merchant, params: { accountId } };
     await valid('GET /v1/accounts/{accountId}', onAccount, 200);
-    const sync = await valid<{ syncId: string }>('POST /v1/accounts/{accountId}/sync', onAccount, 202);
+    const sync = await valid<{ syncId: string }>(
+      'POST /v1/accounts/{accountId}/sync',
+      { ...onAccount, headers: USER_PRESENT },
+      202,
+    );
     await eventually('the sync ran', async () => {
       const run = await valid<{ status: string }>('GET /v1/syncs/{syncId}', {
         ...merchant,
@@ -492,7 +503,7 @@ describe('api: every answer matches our own OpenAPI document', () => {
     await valid('GET /v1/accounts/{accountId}/beneficiaries', onAccount, 200);
     await valid(
       'GET /v1/accounts/{accountId}/transactions/live',
-      { ...onAccount, query: { from: '2024-01-01' } },
+      { ...onAccount, query: { from: '2024-01-01' }, headers: USER_PRESENT },
       200,
     );
     await valid(

@@ -15,6 +15,7 @@ import {
   startStack,
   type Tenant,
   uniqueQueuePrefix,
+  USER_PRESENT,
   useReceiver,
   WAIT,
 } from './kit/index.js';
@@ -280,7 +281,7 @@ describe('a read replica: reads that may be a little behind, never behind their 
                 await setPaused(pausedForSync);
                 const known = await relayed();
                 const { syncId } = dataOf<{ syncId: string }>(
-                  await tenant.client.post(`/v1/accounts/${accountId}/sync`, {}),
+                  await tenant.client.post(`/v1/accounts/${accountId}/sync`, {}, { headers: USER_PRESENT }),
                   202,
                 );
                 expect((await runWhenEnded(tenant.client, syncId)).status).toBe('succeeded');

@@ -16,6 +16,7 @@ import {
   syncAtFailingBank,
   type Tenant,
   tuned,
+  USER_PRESENT,
   useStack,
 } from './kit/index.js';
 import { scrape, valueOf } from './kit/metrics-kit.js';
@@ -140,7 +141,7 @@ describe('insights: institution health from the upstream call log', () => {
       { latencyMs: 300, count: 3 },
       { status: 400, count: 4 },
     ])
-      await syncAtFailingBank(stack, tenant, account, fault);
+      await syncAtFailingBank(stack, tenant, account, fault, USER_PRESENT);
     // A bank failing every third call on its own (a 500, then a 424), the first sync retrying past them.
     await connected(tenant, 'sandbox-flaky');
     // The other merchant's calls, one a 503, at the first bank.

@@ -18,6 +18,7 @@ import {
   startStack,
   type Tenant,
   tuned,
+  USER_PRESENT,
   useStack,
 } from './kit/index.js';
 import { SseClient } from './kit/sse-client.js';
@@ -296,7 +297,11 @@ describe('retention: an account keeps its newest sync runs, up to the bound', ()
     const [account] = await accountsWhenSynced(tenant.client, tenant.userId);
     const runs: string[] = [];
     for (let i = 0; i < KEEP + 2; i++) {
-      const started = await tenant.client.post(`/v1/accounts/${account.id}/sync`, {});
+      const started = await tenant.client.post(
+        `/v1/accounts/${account.id}/sync`,
+        {},
+        { headers: USER_PRESENT },
+      );
       const { syncId } = dataOf<{ syncId: string }>(started, 202);
       await runWhenEnded(tenant.client, syncId);
       runs.push(syncId);

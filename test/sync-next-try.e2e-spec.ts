@@ -10,6 +10,7 @@ import {
   syncToEnd,
   type Tenant,
   uniqueQueuePrefix,
+  USER_PRESENT,
   useStack,
 } from './kit/index.js';
 
@@ -61,7 +62,10 @@ describe('sync: the account, its run and its list agree on the next try', () => 
     };
   };
   const requestSync = async (accountId: string) =>
-    dataOf<{ syncId: string }>(await tenant.client.post(`/v1/accounts/${accountId}/sync`), 202).syncId;
+    dataOf<{ syncId: string }>(
+      await tenant.client.post(`/v1/accounts/${accountId}/sync`, undefined, { headers: USER_PRESENT }),
+      202,
+    ).syncId;
 
   /** What must hold after every step: the account's next try is its active run's. */
   const agree = (seen: Awaited<ReturnType<typeof readAll>>) => {

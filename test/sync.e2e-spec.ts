@@ -16,6 +16,7 @@ import {
   uniqueQueuePrefix,
   upstreamConsentId,
   upstreamTransactions,
+  USER_PRESENT,
   useStack,
 } from './kit/index.js';
 
@@ -165,7 +166,9 @@ describe('sync: the worker brings every connected account into Postgres', () => 
     expect((await sandbox.admin('PATCH', `${base}/${changed.id}`, { amount: 99.99 })).status).toBe(200);
     expect((await sandbox.admin('DELETE', `${base}/${deleted.id}`)).status).toBe(204);
 
-    const first = await tenant.client.post(`/v1/accounts/${current.id}/sync`);
+    const first = await tenant.client.post(`/v1/accounts/${current.id}/sync`, undefined, {
+      headers: USER_PRESENT,
+    });
     expect(first.status).toBe(202);
     const run = await runWhenEnded(tenant.client, first.body.data.syncId);
     expect(run).toMatchObject({ status: 'succeeded', trigger: 'manual', error: null });
@@ -178,7 +181,9 @@ describe('sync: the worker brings every connected account into Postgres', () => 
     // Pending → booked: the booked record arrives under a new id, and the pending one goes.
     const booked = await sandbox.admin('PATCH', `${base}/${toBook.body.data.id}`, { status: 'BOOKED' });
     expect(booked.status).toBe(200);
-    const second = await tenant.client.post(`/v1/accounts/${current.id}/sync`);
+    const second = await tenant.client.post(`/v1/accounts/${current.id}/sync`, undefined, {
+      headers: USER_PRESENT,
+    });
     const run2 = await runWhenEnded(tenant.client, second.body.data.syncId);
     expect(run2.progress).toMatchObject({ inserted: 1, updated: 0, removed: 1 });
     expect(run2.window.from).not.toBeNull();
@@ -204,8 +209,8 @@ describe('sync: the worker brings every connected account into Postgres', () => 
     expect((await sandbox.admin('POST', '/faults', { ...hold, count: 1 })).status).toBe(201);
     try {
       const [a, b] = await Promise.all([
-        tenant.client.post(`/v1/accounts/${savings.id}/sync`),
-        tenant.client.post(`/v1/accounts/${savings.id}/sync`),
+        tenant.client.post(`/v1/accounts/${savings.id}/sync`, undefined, { headers: USER_PRESENT }),
+        tenant.client.post(`/v1/accounts/${savings.id}/sync`, undefined, { headers: USER_PRESENT }),
       ]);
       expect(a.status).toBe(202);
       expect(b.body.data.syncId).toBe(a.body.data.syncId);
@@ -218,7 +223,9 @@ describe('sync: the worker brings every connected account into Postgres', () => 
   it('keeps other tenants out and refuses bad input with 400 in the envelope', async () => {
     const other = await onboard(stack);
     const current = byType('CURRENT');
-    const sync = await tenant.client.post(`/v1/accounts/${current.id}/sync`);
+    const sync = await tenant.client.post(`/v1/accounts/${current.id}/sync`, undefined, {
+      headers: USER_PRESENT,
+    });
     for (const [method, path] of [
       ['POST', `/v1/accounts/${current.id}/sync`],
       ['GET', `/v1/syncs/${sync.body.data.syncId}`],
@@ -279,7 +286,9 @@ describe('sync: the worker brings every connected account into Postgres', () => 
     const prisma = stack.api.app.get(PrismaService);
     const current = byType('CURRENT');
     const syncCurrent = async () => {
-      const requested = await tenant.client.post(`/v1/accounts/${current.id}/sync`);
+      const requested = await tenant.client.post(`/v1/accounts/${current.id}/sync`, undefined, {
+        headers: USER_PRESENT,
+      });
       expect((await runWhenEnded(tenant.client, requested.body.data.syncId)).status).toBe('succeeded');
     };
     const list = async () =>
@@ -304,7 +313,9 @@ describe('sync: the worker brings every connected account into Postgres', () => 
     expect(closed.sync).toMatchObject({ status: 'stopped', nextSyncAt: null });
     expect(closed.sync.lastError).toMatch(/no longer lists/);
     // A sync asked for says why, and not to connect the bank again: the consent is still authorised.
-    const refused = await tenant.client.post(`/v1/accounts/${added.id}/sync`);
+    const refused = await tenant.client.post(`/v1/accounts/${added.id}/sync`, undefined, {
+      headers: USER_PRESENT,
+    });
     expect([refused.status, refused.body.error.code]).toEqual([409, 'CONFLICT']);
     expect(refused.body.error.message).toMatch(/no longer lists this account/);
     expect(refused.body.error.message).not.toMatch(/connect the bank again/);
@@ -318,7 +329,9 @@ describe('sync: the worker brings every connected account into Postgres', () => 
       `/consents/${await upstreamConsentId(stack, consentId)}/revoke`,
     );
     expect(revoked.status).toBe(200);
-    const requested = await tenant.client.post(`/v1/accounts/${savings.id}/sync`);
+    const requested = await tenant.client.post(`/v1/accounts/${savings.id}/sync`, undefined, {
+      headers: USER_PRESENT,
+    });
     expect(requested.status).toBe(202);
     const run = await runWhenEnded(tenant.client, requested.body.data.syncId);
     expect(run).toMatchObject({ status: 'failed', error: { code: 'CONSENT_EXPIRED' } });
@@ -326,7 +339,9 @@ describe('sync: the worker brings every connected account into Postgres', () => 
     const account = (await tenant.client.get(`/v1/accounts/${savings.id}`)).body.data;
     expect(account.sync).toMatchObject({ status: 'stopped', nextSyncAt: null });
     expect(account.sync.lastError).toMatch(/revoked/i);
-    const again = await tenant.client.post(`/v1/accounts/${savings.id}/sync`);
+    const again = await tenant.client.post(`/v1/accounts/${savings.id}/sync`, undefined, {
+      headers: USER_PRESENT,
+    });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('CONSENT_NOT_AUTHORISED');
     // Its data is kept.

@@ -9,13 +9,13 @@
  * it); `node scripts/eslint/library-graph.mjs` prints the graph the tree has.
  */
 export const DOMAIN_IMPORTS = {
-  accounts: [],
+  accounts: ['upstream-failures'],
   audit: [],
   consents: ['accounts', 'events', 'institutions', 'sync-runs', 'upstream-failures'],
   events: ['users'],
   'financial-data': ['accounts', 'consents', 'upstream-failures'],
   inbox: ['consents', 'payments', 'upstream-failures'],
-  institutions: ['upstream-failures'],
+  institutions: ['accounts', 'upstream-failures'],
   merchants: ['upstream-failures'],
   payments: ['accounts', 'consents', 'events', 'financial-data', 'upstream-failures'],
   sync: [

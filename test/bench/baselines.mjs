@@ -7,6 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { USER_PRESENT } from '../kit/user-present.mjs';
 import { BenchFailure } from './bench-failure.mjs';
 import { call, expectStatus } from './http-helpers.mjs';
 import { startApp } from './processes.mjs';
@@ -88,6 +89,8 @@ export async function sandboxLivePage({ databaseUrl, sandbox, userId, apiUrl, li
     headers: {
       authorization: `Basic ${Buffer.from(`${APP_ID}:${APP_SECRET}`).toString('base64')}`,
       consent: direct.body.data.consentToken,
+      // The user present, as the api's `auth` says: the bank counts no read of the page.
+      ...USER_PRESENT,
     },
   };
   const sandboxPage = await expectStatus(

@@ -20,4 +20,5 @@ export * from './scratch-database.js';
 export * from './sync-kit.js';
 export * from './test-dns.js';
 export * from './upstream-applications.js';
+export * from './user-present.mjs';
 export * from './worker-process.js';

@@ -9,6 +9,7 @@ import { EventReceiver } from './event-kit.js';
 import { sessionToken, uniqueName } from './factories.js';
 import { SseClient } from './sse-client.js';
 import { accountsWhenSynced, runWhenEnded } from './sync-kit.js';
+import { USER_PRESENT } from './user-present.mjs';
 import { spawnApi, spawnWorker, stackProcessEnv, type WorkerProcess } from './worker-process.js';
 
 /** One answer of the steady traffic: what was asked, when, and what came back (0: no answer at all). */
@@ -28,6 +29,7 @@ export interface TrafficRequest {
   method: 'GET' | 'POST';
   path: string;
   body?: () => unknown;
+  headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -58,7 +60,11 @@ export function steadyTraffic(baseUrl: string, token: string, requests: TrafficR
       try {
         const response = await fetch(`${baseUrl}${request.path}`, {
           method: request.method,
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            ...request.headers,
+          },
           body: request.body ? JSON.stringify(request.body()) : undefined,
           signal: AbortSignal.timeout(NO_ANSWER_MS),
         });
@@ -269,8 +275,9 @@ export async function failoverUnderTraffic<T>(
   const traffic = steadyTraffic(api.url, tenant.merchant.apiKey.key, [
     // Opens a run (Postgres) and enqueues its job (Redis): 202 only once Redis took the job. Twice, so
     // that one waiting out its 3 s enqueue deadline leaves the other to see Redis back sooner.
-    { name: 'sync', method: 'POST', path: `/v1/accounts/${accountId}/sync` },
-    { name: 'sync', method: 'POST', path: `/v1/accounts/${accountId}/sync` },
+    // The user present: syncs asked this often are not the bank's daily reads without them.
+    { name: 'sync', method: 'POST', path: `/v1/accounts/${accountId}/sync`, headers: USER_PRESENT },
+    { name: 'sync', method: 'POST', path: `/v1/accounts/${accountId}/sync`, headers: USER_PRESENT },
     { name: 'user', method: 'POST', path: '/v1/users', body: () => ({ reference: uniqueName('user') }) },
     { name: 'read', method: 'GET', path: `/v1/users/${tenant.userId}/accounts` },
   ]);
@@ -316,7 +323,7 @@ export async function failoverUnderTraffic<T>(
     // had no traffic in the window, and must have followed all the same.
     const streamed = stream.messages.length;
     const { syncId } = dataOf<{ syncId: string }>(
-      await tenant.client.post(`/v1/accounts/${accountId}/sync`),
+      await tenant.client.post(`/v1/accounts/${accountId}/sync`, undefined, { headers: USER_PRESENT }),
       202,
     );
     expect((await runWhenEnded(tenant.client, syncId)).status).toBe('succeeded');

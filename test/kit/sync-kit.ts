@@ -22,6 +22,7 @@ export interface SyncedAccount {
     nextSyncAt?: string | null;
     lastError?: string | null;
     dailyLimitUntil?: string | null;
+    unattendedReads: { perDay: number; used: number; remaining: number; resetsAt: string };
   };
 }
 

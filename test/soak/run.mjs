@@ -12,6 +12,7 @@ import os from 'node:os';
 import { clearInterval, setInterval } from 'node:timers';
 import { parseArgs } from 'node:util';
 import { CLAIM_LEASE_SECONDS } from '../../dist/libs/domain/payments/src/payment-claim-lease.js';
+import { USER_PRESENT } from '../kit/user-present.mjs';
 import { startCluster } from './soak-cluster.mjs';
 import { failoverActions, failoverRows, WriteProbe } from './soak-failover.mjs';
 import { AnswerLog } from './soak-http.mjs';
@@ -261,7 +262,10 @@ try {
    */
   const finalSync = async ({ user, account }) => {
     for (let attempt = 0; attempt < 4 && Date.now() < settleUntil; attempt += 1) {
-      const res = await load.api('POST', `/v1/accounts/${account.id}/sync`, { auth: user.merchant.key });
+      const res = await load.api('POST', `/v1/accounts/${account.id}/sync`, {
+        auth: user.merchant.key,
+        headers: USER_PRESENT,
+      });
       if (res.status !== 202) return;
       const syncId = res.body.data.syncId;
       const ended = await pollUntil(settleUntil, async () => {

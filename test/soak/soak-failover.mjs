@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { ALL_QUEUES } from '../../dist/libs/queue/src/job-catalogue.js';
+import { USER_PRESENT } from '../kit/user-present.mjs';
 import { request } from './soak-http.mjs';
 
 /** How often the probe writes: the resolution of "seconds to the first successful write". */
@@ -74,7 +75,12 @@ export class WriteProbe {
     const target = this.load.liveApis()[0];
     const askedAt = Date.now();
     const result = await request(target.url, 'POST', path, {
-      headers: { authorization: `Bearer ${key}`, ...(reference ? { 'idempotency-key': reference } : {}) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        // The user present: a sync probed every few seconds is not one of the bank's daily reads.
+        ...USER_PRESENT,
+        ...(reference ? { 'idempotency-key': reference } : {}),
+      },
       body,
       timeoutMs: 10_000,
     });

@@ -7,6 +7,7 @@ import { Buffer } from 'node:buffer';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { USER_PRESENT } from '../kit/user-present.mjs';
 import { ADMIN_TOKEN, SANDBOX_ADMIN_TOKEN } from './soak-cluster.mjs';
 import { request } from './soak-http.mjs';
 
@@ -511,7 +512,11 @@ export class Load {
       const changedAt = Date.now();
       this.syncsRequested += 1;
       const auth = this.authOf(user);
-      const asked = await this.api('POST', `/v1/accounts/${account.id}/sync`, { auth });
+      // The user present, as in an app they look at: not one of the bank's daily reads without them.
+      const asked = await this.api('POST', `/v1/accounts/${account.id}/sync`, {
+        auth,
+        headers: USER_PRESENT,
+      });
       const syncId = asked.body?.data?.syncId;
       if (asked.status !== 202 || !syncId) return;
       const run = await this.runEnd(syncId, auth);

@@ -144,7 +144,7 @@ export function customerScreen(main, userId) {
     load: (cursor) => bff.accounts.list(userId, { limit: 50 }).page(cursor),
     empty: 'No accounts yet: they appear once a bank is connected.',
     caption: 'Accounts',
-    headers: ['Account', 'Sync', 'Last synced', 'Next sync', 'Last problem', ''],
+    headers: ['Account', 'Sync', 'Last synced', 'Next sync', 'Reads left', 'Last problem', ''],
     row: (account) => [
       accountName(account),
       plain('accountSync', account.sync.status),
@@ -152,6 +152,7 @@ export function customerScreen(main, userId) {
       heldByBank(account)
         ? `${when(account.sync.nextSyncAt)}, when the bank allows reads again (its daily allowance is spent)`
         : when(account.sync.nextSyncAt),
+      readsLeft(account),
       account.sync.lastError ?? 'None',
       h('a', { href: `#/accounts/${account.id}` }, `Sync runs and transactions of ${accountName(account)}`),
     ],
@@ -164,6 +165,15 @@ export function customerScreen(main, userId) {
  */
 const heldByBank = (account) =>
   account.sync.dailyLimitUntil !== null && Date.parse(account.sync.dailyLimitUntil) > Date.now();
+
+/**
+ * What is left today of the bank's daily allowance of reads without the customer (syncs, live reads).
+ * @param {Account} account
+ */
+const readsLeft = ({ sync: { unattendedReads: reads } }) =>
+  Date.parse(reads.resetsAt) <= Date.now()
+    ? `${reads.perDay} of ${reads.perDay} left today`
+    : `${reads.remaining} of ${reads.perDay} left today; all back ${when(reads.resetsAt)}`;
 
 /** @param {Account} account */
 const accountName = (account) =>

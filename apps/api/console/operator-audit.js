@@ -23,6 +23,7 @@ const ACTIONS = {
   'event-endpoint.recover': 'Failed event deliveries sent again',
   'payment.settle': 'Parked payment settled',
   'institutions.refresh': 'List of banks refreshed',
+  'institution.allowance-set': "A bank's daily allowance of reads set",
   'upstream-webhook.register': 'Upstream webhook registered',
   'upstream-webhook.rotate-secret': "Upstream webhook's secret rotated",
   'upstream-webhook.migrate': 'Upstream webhook moved',

@@ -76,7 +76,13 @@ export interface JobCatalogue {
   /** One sync run of one account (the run row was opened before the job was enqueued). */
   'sync.account': {
     queue: typeof QueueName.Sync;
-    payload: { merchantId: string; accountId: string; runId: string };
+    /** `attended`: asked for by a user present (their address and until when; SyncRequestsService). */
+    payload: {
+      merchantId: string;
+      accountId: string;
+      runId: string;
+      attended?: { ipAddress: string; presentUntil: number };
+    };
     result: { status: 'succeeded' | 'failed' | 'already-ended' };
   };
   /** Finds the accounts due for a sync and enqueues their runs (on a schedule, one per deployment). */

@@ -268,14 +268,19 @@ export function goneOnRetry<T>(
  */
 export class AttemptHistory {
   private inDoubt = 0;
+  private unanswered = 0;
   private earlierTracingId: string | undefined;
 
   note(error: unknown): void {
     if (error instanceof UpstreamError) {
       error.attemptsInDoubt = this.inDoubt;
+      error.attemptsUnanswered = this.unanswered;
       error.earlierTracingId = this.earlierTracingId;
       this.earlierTracingId = error.tracingId ?? this.earlierTracingId;
     }
-    if (mayHaveLanded(error)) this.inDoubt += 1;
+    if (mayHaveLanded(error)) {
+      this.inDoubt += 1;
+      if (!(error instanceof UpstreamError) || error.status === undefined) this.unanswered += 1;
+    }
   }
 }

@@ -116,6 +116,11 @@ export class UpstreamError extends Error {
    */
   attemptsInDoubt = 0;
   /**
+   * Of those, the attempts that got no answer at all (a dropped connection, a timeout): what the server
+   * did with them is unknown, where a 5xx at least says the read was not served (a bank's daily count).
+   */
+  attemptsUnanswered = 0;
+  /**
    * The upstream's tracing id of the latest earlier attempt of the same call that had one, set by the
    * transport: what to quote to its support when this attempt got none (a breaker open, a timeout).
    */

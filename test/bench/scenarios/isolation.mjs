@@ -9,6 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { USER_PRESENT } from '../../kit/user-present.mjs';
 import { BenchFailure } from '../bench-failure.mjs';
 import { benchDatabaseUrl, freshStore, insertDueAccounts } from '../bench-store.mjs';
 import { call, expectStatus } from '../http-helpers.mjs';
@@ -160,8 +161,11 @@ async function failingBank(apiUrl, sandboxUrl, db) {
   const traffic = (async () => {
     for (let i = 0; !stopped; i += 1) {
       const account = rows[i % rows.length].id;
-      await call(apiUrl, 'GET', `/v1/accounts/${account}/transactions/live`, auth);
-      if (i % 5 === 0) await call(apiUrl, 'POST', `/v1/accounts/${account}/sync`, auth);
+      // The user present: their live reads and syncs are not the bank's daily allowance.
+      await call(apiUrl, 'GET', `/v1/accounts/${account}/transactions/live`, { ...auth, ...USER_PRESENT });
+      if (i % 5 === 0) {
+        await call(apiUrl, 'POST', `/v1/accounts/${account}/sync`, { ...auth, ...USER_PRESENT });
+      }
     }
   })();
   return {

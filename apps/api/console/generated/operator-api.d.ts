@@ -166,6 +166,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/institutions/{institutionId}/unattended-reads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a bank's daily allowance of reads without the user
+         * @description How many times a day each account at this bank may be read without the user present (a scheduled or manual sync, a live read without `psu-ip-address`): PSD2's four unless the bank allows otherwise. Every account's `sync.unattendedReads` shows it at once; scheduled syncs spread it over the day. Kept across catalogue refreshes; lost if the upstream stops listing the bank.
+         */
+        put: operations["adminSetInstitutionUnattendedReads"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/consents": {
         parameters: {
             query?: never;
@@ -609,6 +629,26 @@ export interface components {
             /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
         };
+        SetUnattendedReadsInput: {
+            /**
+             * @description Reads a day the bank allows per account without the user present, or `null` for PSD2's four. Required: `null` is how the default comes back
+             * @example 4
+             */
+            perDay: number | null;
+        };
+        InstitutionAllowanceOutput: {
+            institutionId: string;
+            /** @description Reads a day per account without the user present, in effect from now */
+            perDay: number;
+            /** @description Set by the operator; false: PSD2's four */
+            setByOperator: boolean;
+        };
+        InstitutionAllowanceOutputEnvelope: {
+            data: components["schemas"]["InstitutionAllowanceOutput"];
+            meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
+            links?: components["schemas"]["ApiLinks"];
+        };
         MerchantConsentCountOutput: {
             /** Format: uuid */
             merchantId: string;
@@ -854,7 +894,7 @@ export interface components {
             occurredAt: string;
             actor: components["schemas"]["AuditActorOutput"];
             /** @enum {string} */
-            action: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "event-endpoint.recover" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
+            action: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "event-endpoint.recover" | "payment.settle" | "institutions.refresh" | "institution.allowance-set" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
             /**
              * Format: uuid
              * @description The merchant it concerns; null: the operator's own settings
@@ -1732,6 +1772,76 @@ export interface operations {
             };
         };
     };
+    adminSetInstitutionUnattendedReads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                institutionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetUnattendedReadsInput"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstitutionAllowanceOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a path parameter over 100 characters (refused by the router, before the route); or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND: not in the institutions cache */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
     adminCountConsents: {
         parameters: {
             query?: {
@@ -2349,7 +2459,7 @@ export interface operations {
                 /** @description Opaque cursor from meta.nextCursor */
                 cursor?: string;
                 /** @description Only entries of this action */
-                action?: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "event-endpoint.recover" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
+                action?: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "event-endpoint.recover" | "payment.settle" | "institutions.refresh" | "institution.allowance-set" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
                 /** @description Only entries concerning this merchant */
                 merchantId?: string;
             };

@@ -13,10 +13,13 @@ import { SyncService } from '#libs/domain/sync';
 import {
   ApiAnswer,
   ApiErrorResponse,
+  ApiPsuHeaders,
   Auth,
   AuthKind,
   envelope,
   envelopeBytes,
+  Psu,
+  type PsuInput,
   sendServedBytes,
   Tenant,
 } from '#libs/http';
@@ -41,7 +44,7 @@ export class SyncController {
   @ApiOperation({
     summary: 'Sync an account now',
     description:
-      'Queues a sync of the account from the bank into our store. While one is queued or running, answers that one’s id. Watch it with GET /v1/syncs/{syncId}; a `sync.succeeded` or `sync.failed` event follows.',
+      'Queues a sync of the account from the bank into our store. While one is queued or running, answers that one’s id. Watch it with GET /v1/syncs/{syncId}; a `sync.succeeded` or `sync.failed` event follows. With the user present (`psu-ip-address`, or a user session) the bank is read on their behalf and the read is not one of its daily allowance (`sync.unattendedReads`), if it starts within five minutes; without, it takes one, and none left answers 429.',
   })
   @ApiAnswer(202, SyncRequestedOutput)
   @ApiNotFoundResponse(missing)
@@ -51,8 +54,13 @@ export class SyncController {
     description:
       'CONSENT_NOT_AUTHORISED: the account’s consent expired or was revoked; it must be authorised again. CONFLICT: the bank no longer lists the account under its consent, or the consent does not cover transactions (no ACCOUNT_TRANSACTIONS scope; connect again with it)',
   })
-  async request(@IdParam('accountId') accountId: string, @Tenant() caller: TenantCaller) {
-    return envelope(await this.sync.requestSync(caller, accountId));
+  @ApiPsuHeaders()
+  async request(
+    @IdParam('accountId') accountId: string,
+    @Tenant() caller: TenantCaller,
+    @Psu() psu: PsuInput,
+  ) {
+    return envelope(await this.sync.requestSync(caller, accountId, psu));
   }
 
   @Get('accounts/:accountId/syncs')

@@ -112,7 +112,7 @@ export class McpCustomerToolsService {
         name: 'list_accounts',
         route: 'GET /v1/users/{userId}/accounts',
         description:
-          "A customer's accounts with their sync freshness (status, lastSyncedAt, lastError, failingSince, and dailyLimitUntil while the bank's daily allowance of reads is spent), as GET /v1/users/{userId}/accounts.",
+          "A customer's accounts with their sync freshness (status, lastSyncedAt, lastError, failingSince; unattendedReads: the bank's daily allowance of reads without the customer, used, remaining and when it resets; dailyLimitUntil while the bank itself refuses), as GET /v1/users/{userId}/accounts.",
         input: UserListInput,
         read: async (caller, args) => {
           const userId = checkedId('userId', args.userId);

@@ -23,6 +23,7 @@ const OPERATION_IDS: Record<string, string> = {
   'AdminMerchantsController.revoke': 'adminRevokeMerchantApiKey',
   'AdminUpstreamController.list': 'adminListUpstreamApplications',
   'AdminInstitutionsController.refresh': 'adminRefreshInstitutions',
+  'AdminInstitutionsController.setUnattendedReads': 'adminSetInstitutionUnattendedReads',
   'AdminConsentsController.counts': 'adminCountConsents',
   'AdminUpstreamWebhooksController.register': 'adminRegisterUpstreamWebhook',
   'AdminUpstreamWebhooksController.list': 'adminListUpstreamWebhooks',

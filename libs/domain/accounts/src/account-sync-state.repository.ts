@@ -74,7 +74,10 @@ export class AccountSyncStateRepository {
     this.cache.invalidate(merchantId);
   }
 
-  /** A sync succeeded, in the sync's final transaction: synced at `at`, due again at `nextSyncAt`. */
+  /**
+   * A sync succeeded, in the sync's final transaction: synced at `at`, due again at `nextSyncAt` or once
+   * the day's allowance of reads without the user lets the next one be taken, whichever is later.
+   */
   async markSyncSucceeded(
     merchantId: MerchantId,
     db: pg.PoolClient,
@@ -144,6 +147,24 @@ export class AccountSyncStateRepository {
     await this.database.rows({
       ...ACCOUNT_SYNC_STATE_SQL.holdForDailyLimit,
       values: [accountId, merchantId, until],
+    });
+    this.cache.invalidate(merchantId);
+  }
+
+  /** The day's allowance of reads without the user is spent: the account's next try is at `at`. */
+  async waitForAllowance(merchantId: MerchantId, accountId: string, at: Date): Promise<void> {
+    await this.database.rows({
+      ...ACCOUNT_SYNC_STATE_SQL.waitForAllowance,
+      values: [accountId, merchantId, at],
+    });
+    this.cache.invalidate(merchantId);
+  }
+
+  /** A read outside the schedule took one of today's: its next sync no sooner than the allowance lets it. */
+  async deferToAllowance(merchantId: MerchantId, accountId: string, at = new Date()): Promise<void> {
+    await this.database.rows({
+      ...ACCOUNT_SYNC_STATE_SQL.deferToAllowance,
+      values: [accountId, merchantId, at],
     });
     this.cache.invalidate(merchantId);
   }

@@ -1,5 +1,6 @@
 import { Prisma, row, sqlStatement, sqlTemplate } from '#libs/database';
 import { reconnectHint } from '#libs/errors';
+import { nextReadSlot } from './unattended-reads.repository.js';
 
 // The statements AccountSyncStateRepository runs, and the row a sync reads, apart from its methods.
 
@@ -100,14 +101,16 @@ export const ACCOUNT_SYNC_STATE_SQL = {
           sync_status = CASE WHEN sync_status = 'STOPPED' THEN sync_status ELSE 'SYNCED' END,
           last_synced_at = $3, sync_failing_since = NULL, daily_limit_until = NULL,
           last_sync_error = CASE WHEN sync_status = 'STOPPED' THEN last_sync_error END,
-          next_sync_at = CASE WHEN sync_status = 'STOPPED' THEN NULL ELSE $4::timestamptz END,
+          next_sync_at = CASE WHEN sync_status = 'STOPPED' THEN NULL
+            ELSE GREATEST($4::timestamptz, ${nextReadSlot('accounts', '$3::timestamptz')}) END,
           updated_at = now()
         WHERE id = $1::uuid AND merchant_id = $2::uuid`,
   ),
   /*
    * Retried after as long again as the account has been failing (from its first failed attempt since its
    * last success), between $5 and $6 seconds, give or take a tenth ($7): minutes at first, doubling, and
-   * never later than the scheduled interval. A stopped account keeps its own reason (its consent's).
+   * never later than the scheduled interval, nor before the day's allowance of reads without the user
+   * lets the next one be taken (nextReadSlot). A stopped account keeps its own reason (its consent's).
    */
   markSyncFailed: sqlStatement(
     'accounts.mark-sync-failed',
@@ -116,9 +119,10 @@ export const ACCOUNT_SYNC_STATE_SQL = {
           last_sync_error = CASE WHEN sync_status = 'STOPPED' THEN COALESCE(last_sync_error, $3) ELSE $3 END,
           sync_failing_since = COALESCE(sync_failing_since, $4::timestamptz),
           next_sync_at = CASE WHEN sync_status = 'STOPPED' THEN NULL
-            ELSE $4::timestamptz + make_interval(secs => $7::double precision * LEAST($6::double precision,
+            ELSE GREATEST(${nextReadSlot('accounts', '$4::timestamptz')},
+              $4::timestamptz + make_interval(secs => $7::double precision * LEAST($6::double precision,
               GREATEST($5::double precision,
-                extract(epoch FROM $4::timestamptz - COALESCE(sync_failing_since, $4::timestamptz))))) END,
+                extract(epoch FROM $4::timestamptz - COALESCE(sync_failing_since, $4::timestamptz)))))) END,
           updated_at = now()
         WHERE id = $1::uuid AND merchant_id = $2::uuid
         RETURNING next_sync_at AS "nextSyncAt"`,
@@ -153,6 +157,19 @@ export const ACCOUNT_SYNC_STATE_SQL = {
     `UPDATE accounts SET daily_limit_until = $3::timestamptz,
           next_sync_at = CASE WHEN sync_status = 'STOPPED' THEN NULL ELSE $3::timestamptz END, updated_at = now()
         WHERE id = $1::uuid AND merchant_id = $2::uuid`,
+  ),
+  /** The account's allowance of reads without the user is spent until $3: its next try is then. */
+  waitForAllowance: sqlStatement(
+    'accounts.wait-for-allowance',
+    `UPDATE accounts SET next_sync_at = CASE WHEN sync_status = 'STOPPED' THEN NULL ELSE $3::timestamptz END,
+          updated_at = now()
+        WHERE id = $1::uuid AND merchant_id = $2::uuid`,
+  ),
+  deferToAllowance: sqlStatement(
+    'accounts.defer-to-allowance',
+    `UPDATE accounts SET next_sync_at = ${nextReadSlot('accounts', '$3::timestamptz')}
+        WHERE id = $1::uuid AND merchant_id = $2::uuid
+          AND next_sync_at < ${nextReadSlot('accounts', '$3::timestamptz')}`,
   ),
   idsOfConsent: sqlStatement(
     'accounts.ids-of-consent',

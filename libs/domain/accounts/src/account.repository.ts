@@ -11,6 +11,7 @@ import {
   type RowOf,
   sqlStatement,
 } from '#libs/database';
+import { allowanceOf } from './unattended-reads.repository.js';
 
 export type AccountSyncStatus = Prisma.AccountGetPayload<object>['syncStatus'];
 
@@ -38,6 +39,10 @@ const STORED_ACCOUNT = row({
   closedAt: 'string?',
   /** Until when the bank's daily allowance of reads without the user was spent (ISO text). */
   dailyLimitUntil: 'string?',
+  /** The UTC day (YYYY-MM-DD) of `unattendedReads`, the reads taken without the user (see allowanceView). */
+  unattendedReadsDay: 'string?',
+  unattendedReads: 'number',
+  unattendedReadsPerDay: 'number',
   createdAt: 'string',
   updatedAt: 'string',
   balances: column<StoredBalance[]>('json'),
@@ -66,6 +71,8 @@ const ACCOUNT_COLUMNS = `a.id, a.user_id AS "userId", a.consent_id AS "consentId
   ${isoText('a.next_sync_at')} AS "nextSyncAt", a.last_sync_error AS "lastSyncError",
   ${isoText('a.sync_failing_since')} AS "syncFailingSince",
   ${isoText('a.closed_at')} AS "closedAt", ${isoText('a.daily_limit_until')} AS "dailyLimitUntil",
+  to_char(a.unattended_reads_day, 'YYYY-MM-DD') AS "unattendedReadsDay", a.unattended_reads AS "unattendedReads",
+  ${allowanceOf('a')} AS "unattendedReadsPerDay",
   ${isoText('a.created_at')} AS "createdAt", ${isoText('a.updated_at')} AS "updatedAt",
   COALESCE((SELECT json_agg(json_build_object('type', b.type, 'amount', b.amount::text,
       'currency', b.currency, 'dateTime', ${isoText('b.date_time')},

@@ -3,6 +3,8 @@ import { assertActsFor, type TenantCaller, tenantOf } from '#libs/context';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { AccountRepository, type StoredAccount } from './account.repository.js';
 import { decimalTextToApi } from './money.js';
+import { type AllowanceView, allowanceView } from './unattended-read.js';
+import type { StoredAllowance } from './unattended-reads.repository.js';
 
 export interface AccountView {
   id: string;
@@ -30,6 +32,7 @@ export interface AccountView {
     lastError: string | null;
     failingSince: string | null;
     dailyLimitUntil: string | null;
+    unattendedReads: AllowanceView;
   };
   createdAt: string;
   updatedAt: string;
@@ -40,6 +43,14 @@ export type SyncStatusView = Lowercase<StoredAccount['syncStatus']>;
 
 export const syncStatusView = (status: StoredAccount['syncStatus']): SyncStatusView =>
   status.toLowerCase() as SyncStatusView;
+
+/** The account's allowance of reads without the user, from its row. */
+export const storedAllowance = (a: StoredAccount): StoredAllowance => ({
+  day: a.unattendedReadsDay,
+  reads: a.unattendedReads,
+  perDay: a.unattendedReadsPerDay,
+  dailyLimitUntil: a.dailyLimitUntil,
+});
 
 export function toAccountView(a: StoredAccount): AccountView {
   return {
@@ -68,6 +79,7 @@ export function toAccountView(a: StoredAccount): AccountView {
       lastError: a.lastSyncError,
       failingSince: a.syncFailingSince,
       dailyLimitUntil: a.dailyLimitUntil,
+      unattendedReads: allowanceView(storedAllowance(a)),
     },
     createdAt: a.createdAt,
     updatedAt: a.updatedAt,

@@ -8,3 +8,6 @@ export * from './account.repository.js';
 export * from './accounts.module.js';
 export * from './accounts.service.js';
 export * from './money.js';
+export * from './unattended-read.js';
+export * from './unattended-reads.repository.js';
+export * from './unattended-reads.service.js';

@@ -19,6 +19,7 @@ export const AuditAction = {
   EventEndpointRecover: 'event-endpoint.recover',
   PaymentSettle: 'payment.settle',
   InstitutionsRefresh: 'institutions.refresh',
+  InstitutionAllowanceSet: 'institution.allowance-set',
   UpstreamWebhookRegister: 'upstream-webhook.register',
   UpstreamWebhookRotateSecret: 'upstream-webhook.rotate-secret',
   UpstreamWebhookMigrate: 'upstream-webhook.migrate',

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { type TenantCaller, tenantOf } from '#libs/context';
+import { UnattendedReadsService } from '#libs/domain/accounts';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
 import {
@@ -96,6 +97,7 @@ export class FinancialDataService {
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
     private readonly access: ConsentAccessService,
     private readonly repository: FinancialDataRepository,
+    private readonly unattended: UnattendedReadsService,
   ) {
     this.cursors = new PagingCursorSigner(config.crypto.signingSecret);
   }
@@ -215,11 +217,17 @@ export class FinancialDataService {
       caller,
       accountId,
       async ({ upstreamAccountId, options }) => {
-        const page = await this.upstream.data.getRealTimeTransactions(
-          upstreamAccountId,
-          upstreamCursor === undefined ? upstreamRange(query) : { cursor: upstreamCursor },
-          options,
-        );
+        const call = () =>
+          this.upstream.data.getRealTimeTransactions(
+            upstreamAccountId,
+            upstreamCursor === undefined ? upstreamRange(query) : { cursor: upstreamCursor },
+            options,
+          );
+        // A first page without the user's address is a read the bank counts against its daily allowance.
+        const unattended = upstreamCursor === undefined && psu.ipAddress === undefined;
+        const page = unattended
+          ? await this.unattended.read(tenantOf(caller), accountId, call)
+          : await call();
         const next = cursorOf(page.links?.next);
         // Keys before serving: a record without id or hash is keyed by a hash of it as the bank gave it.
         const keys = page.data.map((tx) => dedupeKeyOf(tx));

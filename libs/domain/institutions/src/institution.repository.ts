@@ -63,6 +63,21 @@ export const INSTITUTION_SQL = {
           constraints = COALESCE(EXCLUDED.constraints, institutions.constraints),
           refreshed_at = EXCLUDED.refreshed_at, updated_at = EXCLUDED.updated_at`,
   ),
+  /**
+   * An operator's word on the bank's daily allowance ($2, null: the default); every merchant with an
+   * account there is told, as a change of its accounts would (their answers show the allowance).
+   */
+  setUnattendedReadsPerDay: sqlTemplate(
+    'institutions.set-unattended-reads-per-day',
+    (id: string, perDay: number | null) => Prisma.sql`
+        WITH changed AS (
+          UPDATE institutions SET unattended_reads_per_day = ${perDay}::int, updated_at = now()
+          WHERE id = ${id} RETURNING id)
+        SELECT (SELECT count(*) FROM changed)::int AS changed,
+          (SELECT count(pg_notify('bff_read_cache', m.merchant_id::text))
+            FROM (SELECT DISTINCT a.merchant_id FROM accounts a JOIN changed c ON a.institution_id = c.id) m)::int
+            AS told`,
+  ),
   deleteUnrefreshed: sqlTemplate(
     'institutions.delete-unrefreshed',
     (now: Date) => Prisma.sql`DELETE FROM institutions WHERE refreshed_at < ${now}`,
@@ -86,6 +101,14 @@ export class InstitutionRepository {
       const deleted = await tx.$executeRaw(INSTITUTION_SQL.deleteUnrefreshed(now));
       return { upserted, deleted };
     });
+  }
+
+  /** Whether the institution is cached (and so took the setting). */
+  async setUnattendedReadsPerDay(id: string, perDay: number | null): Promise<boolean> {
+    const [row] = await this.prisma.$queryRaw<{ changed: number }[]>(
+      INSTITUTION_SQL.setUnattendedReadsPerDay(id, perDay),
+    );
+    return row.changed === 1;
   }
 
   async isEmpty(): Promise<boolean> {

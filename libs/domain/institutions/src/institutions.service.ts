@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { UNATTENDED_READS_PER_DAY } from '#libs/domain/accounts';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
@@ -107,6 +108,17 @@ export class InstitutionsService implements OnApplicationBootstrap {
       (ids) => this.upstream.rememberInstitutions(ids),
       (err: unknown) => this.logger.info({ err }, 'institutions cache unread: metrics label banks once read'),
     );
+  }
+
+  /** The operator's word on a bank's daily allowance of reads without the user; null: PSD2's four. */
+  async setUnattendedReadsPerDay(
+    institutionId: string,
+    perDay: number | null,
+  ): Promise<{ institutionId: string; perDay: number; setByOperator: boolean }> {
+    if (!(await this.institutions.setUnattendedReadsPerDay(institutionId, perDay))) {
+      throw new DomainError(ErrorCode.NOT_FOUND, 'Institution not found.');
+    }
+    return { institutionId, perDay: perDay ?? UNATTENDED_READS_PER_DAY, setByOperator: perDay !== null };
   }
 
   /** The worker schedules this; the operator can trigger it, and an empty cache triggers it on a read. */

@@ -5,6 +5,19 @@ import { SyncRunRepository } from './sync-run.repository.js';
 import type { SyncTrigger } from './sync-run.statements.js';
 
 /**
+ * How long after a user asked for a sync its run reads the bank on their behalf (sends their address,
+ * and takes no read of the bank's daily allowance): while they are likely still at the screen. A run
+ * that starts later (a queue backlog, a retry) reads as any other.
+ */
+export const USER_PRESENT_MS = 5 * 60_000;
+
+/** The user who asked for a run, present: their address, and until when they count as present. */
+export interface AttendedBy {
+  ipAddress: string;
+  presentUntil: number;
+}
+
+/**
  * Opens sync runs and enqueues their jobs. The run row comes first: it is what makes a request
  * idempotent (one active run per account), and what the dispatcher finds again if the enqueue is lost.
  */
@@ -20,6 +33,7 @@ export class SyncRequestsService {
   async request(
     accounts: readonly { merchantId: string; accountId: string }[],
     trigger: SyncTrigger,
+    attended?: AttendedBy,
   ): Promise<{ id: string; accountId: string; created: boolean }[]> {
     const runs = await this.runs.openRuns(accounts, trigger);
     const merchantOf = new Map(accounts.map((a) => [a.accountId, a.merchantId]));
@@ -27,7 +41,13 @@ export class SyncRequestsService {
     // backlog, so a merchant with 10^4 accounts due never delays another merchant's new connection.
     await this.jobs.enqueueMany(
       'sync.account',
-      runs.map((r) => ({ merchantId: merchantOf.get(r.accountId)!, accountId: r.accountId, runId: r.id })),
+      runs.map((r) => ({
+        merchantId: merchantOf.get(r.accountId)!,
+        accountId: r.accountId,
+        runId: r.id,
+        // A run already queued keeps its job (one per run): it reads without the user.
+        ...(attended ? { attended } : {}),
+      })),
       [],
       { ahead: trigger !== 'SCHEDULED' },
     );

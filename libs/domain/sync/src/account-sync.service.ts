@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { describeWork, tenantOfRecord } from '#libs/context';
-import { AccountSyncStateRepository, type SyncTarget } from '#libs/domain/accounts';
+import { AccountSyncStateRepository, type SyncTarget, UnattendedReadsService } from '#libs/domain/accounts';
 import { ConsentStatus, ConsentTokenVault, transactionsNotCovered } from '#libs/domain/consents';
-import { SyncRunRepository } from '#libs/domain/sync-runs';
+import { type AttendedBy, SyncRunRepository } from '#libs/domain/sync-runs';
 import { reauthoriseHint, reconnectHint } from '#libs/errors';
 import type { ConsentCallOptions } from '#libs/upstream-client';
-import { SyncStoppedError } from './sync.errors.js';
+import { SyncRateLimitedError, SyncStoppedError } from './sync.errors.js';
 import { SyncAttemptFailureService } from './sync-attempt-failure.service.js';
 import { type SyncOutcome, SyncRunEndingService, type TenantRun } from './sync-run-ending.service.js';
 import { SyncSideReadsService } from './sync-side-reads.service.js';
@@ -35,6 +35,7 @@ export class AccountSyncService {
     private readonly window: SyncWindowService,
     private readonly sideReads: SyncSideReadsService,
     private readonly failures: SyncAttemptFailureService,
+    private readonly unattended: UnattendedReadsService,
   ) {}
 
   /**
@@ -42,7 +43,7 @@ export class AccountSyncService {
    * otherwise the run and the account show the attempt's error, and when the next one starts.
    */
   async run(
-    job: { merchantId: string; accountId: string; runId: string },
+    job: { merchantId: string; accountId: string; runId: string; attended?: AttendedBy },
     plan: AttemptPlan,
   ): Promise<SyncOutcome> {
     const claimed = await this.runs.claim(job.runId);
@@ -59,18 +60,28 @@ export class AccountSyncService {
       syncRunId: run.id,
     });
     const token = await this.usableToken(run, target);
+    // Asked for by a user still present: the bank reads on their behalf, not against its daily allowance.
+    const present = job.attended && job.attended.presentUntil > Date.now() ? job.attended : undefined;
     const options: ConsentCallOptions = {
       consent: token,
       institutionId: target.consent.institutionId,
       subApplication: target.consent.subApplicationId ?? undefined,
       requestId: `sync-${run.id}`,
+      ...(present ? { psu: { ipAddress: present.ipAddress } } : {}),
     };
+    // Else a read without the user: one of the day's allowance, taken before the bank is asked anything.
+    // None left (a manual sync took the planned one): the run waits for the next without spending an attempt.
+    const read = present ? null : await this.unattended.take(run.merchantId, run.accountId);
+    if (read && 'refused' in read) {
+      await this.syncState.waitForAllowance(run.merchantId, run.accountId, read.resetsAt);
+      throw new SyncRateLimitedError(Math.max(1_000, read.resetsAt.getTime() - Date.now()));
+    }
     try {
       // The consent's account list and the balances travel while the window is read; awaited at the end.
       const side = this.sideReads.start(run, target, options);
       const { window, append } = await this.window.fix(run, target);
       await this.syncState.markSyncing(run.merchantId, run.accountId);
-      const { seen, appendedAll } = await this.window.read(run, target, window, append, options);
+      const { seen, appendedAll } = await this.window.read(run, target, window, append, options, read);
       if (!(await side.accountListed())) {
         await this.ending.fail(run, target, {
           code: 'ACCOUNT_CLOSED',
@@ -82,6 +93,7 @@ export class AccountSyncService {
       const removable = appendedAll ? null : seen;
       return await this.ending.succeed(run, target, window, removable, balances);
     } catch (error) {
+      await read?.failed(error);
       return this.failures.handle(error, run, target, plan);
     }
   }

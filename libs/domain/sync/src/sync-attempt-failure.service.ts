@@ -37,7 +37,8 @@ export class SyncAttemptFailureService {
       // account says until when (a manual sync meanwhile is refused with it).
       const until = new Date(Date.now() + (error.retryAfterMs ?? msToUtcMidnight()));
       const waitMs = until.getTime() - Date.now();
-      // The run and the account show the bank's answer and the next attempt, then the account until when.
+      // The run and the account show the bank's answer and the next attempt, then the account until when
+      // (UnattendedRead.failed held it already; this names the same time on both).
       await this.ending.attemptFailed(run, target, failureOf(error, 'DAILY_LIMIT_REACHED'), waitMs);
       await this.syncState.holdForDailyLimit(run.merchantId, run.accountId, until);
       this.logger.warn(

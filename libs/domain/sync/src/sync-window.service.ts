@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { DatabasePool, isUniqueViolation } from '#libs/database';
-import type { SyncTarget } from '#libs/domain/accounts';
+import type { SyncTarget, UnattendedRead } from '#libs/domain/accounts';
 import { SyncRunRepository, type SyncWindow } from '#libs/domain/sync-runs';
 import { type ConsentCallOptions, UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
 import type { TenantRun } from './sync-run-ending.service.js';
@@ -51,7 +51,8 @@ export class SyncWindowService {
 
   /**
    * Pages the window into the table; answers the dedupe key of every record the upstream returned, and
-   * whether every page was appended (see storePage).
+   * whether every page was appended (see storePage). The first page answered is the read the bank counts
+   * (`unattended`; null when the user is present); the pages after it belong to it.
    */
   async read(
     run: TenantRun,
@@ -59,6 +60,7 @@ export class SyncWindowService {
     window: SyncWindow,
     append: boolean,
     options: ConsentCallOptions,
+    unattended: UnattendedRead | null,
   ): Promise<{ seen: Set<string>; appendedAll: boolean }> {
     const pages = this.upstream.data.transactionPages(
       target.upstreamAccountId,
@@ -78,6 +80,7 @@ export class SyncWindowService {
     for (let next = prefetch(iterator); ;) {
       let started = performance.now();
       const page = await next;
+      unattended?.answered();
       spent.upstreamMs += performance.now() - started;
       if (page.done) break;
       // The next page travels while this one is written.

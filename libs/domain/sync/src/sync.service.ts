@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type TenantCaller, tenantOf } from '#libs/context';
 import type { ReadSource } from '#libs/database';
-import { AccountRepository } from '#libs/domain/accounts';
+import { AccountRepository, allowanceView, storedAllowance } from '#libs/domain/accounts';
 import { ConsentRepository, transactionsNotCovered } from '#libs/domain/consents';
 import { servedJson } from '#libs/domain/financial-data';
 import {
@@ -10,6 +10,7 @@ import {
   SyncRunRepository,
   type SyncRunTrigger,
   syncRunTrigger,
+  USER_PRESENT_MS,
 } from '#libs/domain/sync-runs';
 import { dailyLimitReached } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode, invalidRequest, reconnectHint } from '#libs/errors';
@@ -104,7 +105,11 @@ export class SyncService {
   ) {}
 
   /** The account's active run (a new one when none is queued or running): its id. */
-  async requestSync(caller: TenantCaller, accountId: string): Promise<{ syncId: string }> {
+  async requestSync(
+    caller: TenantCaller,
+    accountId: string,
+    psu: { ipAddress?: string } = {},
+  ): Promise<{ syncId: string }> {
     const account = await this.accounts.findOne(tenantOf(caller), accountId, caller.userId);
     if (!account) throw accountNotFound();
     if (account.closedAt !== null) {
@@ -124,9 +129,20 @@ export class SyncService {
         `The account’s consent is no longer authorised; ${reconnectHint(account.userId, account.institutionId)}`,
       );
     }
-    const heldFor = account.dailyLimitUntil === null ? 0 : Date.parse(account.dailyLimitUntil) - Date.now();
-    if (heldFor > 0) throw dailyLimitReached(heldFor);
-    const [run] = await this.requests.request([{ merchantId: caller.merchantId, accountId }], 'MANUAL');
+    // Without the user, the run would take one of the day's reads: refused now when none is left.
+    const allowance = allowanceView(storedAllowance(account));
+    if (psu.ipAddress === undefined && allowance.remaining === 0) {
+      throw dailyLimitReached(Date.parse(allowance.resetsAt) - Date.now());
+    }
+    const attended =
+      psu.ipAddress === undefined
+        ? undefined
+        : { ipAddress: psu.ipAddress, presentUntil: Date.now() + USER_PRESENT_MS };
+    const [run] = await this.requests.request(
+      [{ merchantId: caller.merchantId, accountId }],
+      'MANUAL',
+      attended,
+    );
     return { syncId: run.id };
   }
 

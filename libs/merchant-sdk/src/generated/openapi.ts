@@ -557,7 +557,7 @@ export interface paths {
         put?: never;
         /**
          * Sync an account now
-         * @description Queues a sync of the account from the bank into our store. While one is queued or running, answers that one’s id. Watch it with GET /v1/syncs/{syncId}; a `sync.succeeded` or `sync.failed` event follows.
+         * @description Queues a sync of the account from the bank into our store. While one is queued or running, answers that one’s id. Watch it with GET /v1/syncs/{syncId}; a `sync.succeeded` or `sync.failed` event follows. With the user present (`psu-ip-address`, or a user session) the bank is read on their behalf and the read is not one of its daily allowance (`sync.unattendedReads`), if it starts within five minutes; without, it takes one, and none left answers 429.
          */
         post: operations["requestSync"];
         delete?: never;
@@ -1362,7 +1362,7 @@ export interface components {
             occurredAt: string;
             actor: components["schemas"]["AuditActorOutput"];
             /** @enum {string} */
-            action: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "event-endpoint.recover" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
+            action: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "event-endpoint.recover" | "payment.settle" | "institutions.refresh" | "institution.allowance-set" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
             /**
              * Format: uuid
              * @description The merchant it concerns; null: the operator's own settings
@@ -1930,6 +1930,22 @@ export interface components {
             dateTime: string | null;
             creditLineIncluded: boolean | null;
         };
+        UnattendedReadsOutput: {
+            /**
+             * @description The bank's daily allowance: PSD2's four, or what the operator set for the institution
+             * @example 4
+             */
+            perDay: number;
+            /** @description Taken today (UTC): syncs and live reads without `psu-ip-address`, counted before the bank is asked and given back when its answer shows it did not count them */
+            used: number;
+            /** @description Left today; 0 while the bank holds the account (`dailyLimitUntil`). Scheduled syncs spread them over the day; past them a manual sync or a live read without the user answers 429 `DAILY_LIMIT_REACHED` */
+            remaining: number;
+            /**
+             * Format: date-time
+             * @description When all are back: the next UTC midnight, or the end of the bank’s hold. A time past (a kept answer) means they are
+             */
+            resetsAt: string;
+        };
         SyncSummaryOutput: {
             /**
              * @description Lower case, like the consent’s `sync.status` (`stopped`: the consent no longer allows it)
@@ -1955,6 +1971,8 @@ export interface components {
              * @description Set when the bank refused a read because its daily allowance of reads of this account without the user present was spent (PSD2: four a day at most banks): until then syncs wait and `POST …/sync` answers 429 `DAILY_LIMIT_REACHED`; reads with the user present still go through. A time past means the allowance is back; the next successful sync clears it
              */
             dailyLimitUntil: string | null;
+            /** @description Reads of the account without the user present, against the bank's daily allowance */
+            unattendedReads: components["schemas"]["UnattendedReadsOutput"];
         };
         AccountOutput: {
             /** Format: uuid */
@@ -4375,7 +4393,7 @@ export interface operations {
                 /** @description Opaque cursor from meta.nextCursor */
                 cursor?: string;
                 /** @description Only entries of this action */
-                action?: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "event-endpoint.recover" | "payment.settle" | "institutions.refresh" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
+                action?: "merchant.create" | "merchant.update" | "merchant.disable" | "merchant.enable" | "api-key.issue" | "api-key.revoke" | "event-endpoint.create" | "event-endpoint.update" | "event-endpoint.delete" | "event-endpoint.rotate-secret" | "event-endpoint.enable" | "event-delivery.retry" | "event-endpoint.recover" | "payment.settle" | "institutions.refresh" | "institution.allowance-set" | "upstream-webhook.register" | "upstream-webhook.rotate-secret" | "upstream-webhook.migrate";
             };
             header?: never;
             path?: never;
@@ -7884,7 +7902,14 @@ export interface operations {
     requestSync: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The user's login id at the bank, for a bank that requires it (its `psuHeaders`, GET /v1/institutions). Missing where the bank requires it to connect or pay: 400 naming it, before the bank is asked. */
+                "psu-id"?: string;
+                /** @description The business's login id at the bank, for a bank whose `psuHeaders` name it. */
+                "psu-corporate-id"?: string;
+                /** @description The end user's IP address, when a merchant backend calls for a bank whose `psuHeaders` name it. A user session's own address is taken instead (through the proxies `API_TRUST_PROXY` trusts). */
+                "psu-ip-address"?: string;
+            };
             path: {
                 accountId: string;
             };

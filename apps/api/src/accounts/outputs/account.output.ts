@@ -11,6 +11,30 @@ export class BalanceOutput {
 /** An account's `sync.status` as the API shows it (the stored list's `meta.syncStatus` too). */
 export const SYNC_STATUS_VIEWS = ['pending', 'syncing', 'synced', 'failed', 'stopped'];
 
+export class UnattendedReadsOutput {
+  @ApiProperty({
+    example: 4,
+    description: "The bank's daily allowance: PSD2's four, or what the operator set for the institution",
+  })
+  perDay: number;
+  @ApiProperty({
+    description:
+      'Taken today (UTC): syncs and live reads without `psu-ip-address`, counted before the bank is asked and given back when its answer shows it did not count them',
+  })
+  used: number;
+  @ApiProperty({
+    description:
+      'Left today; 0 while the bank holds the account (`dailyLimitUntil`). Scheduled syncs spread them over the day; past them a manual sync or a live read without the user answers 429 `DAILY_LIMIT_REACHED`',
+  })
+  remaining: number;
+  @ApiProperty({
+    format: 'date-time',
+    description:
+      'When all are back: the next UTC midnight, or the end of the bank’s hold. A time past (a kept answer) means they are',
+  })
+  resetsAt: string;
+}
+
 export class SyncSummaryOutput {
   @ApiProperty({
     enum: SYNC_STATUS_VIEWS,
@@ -49,6 +73,11 @@ export class SyncSummaryOutput {
       'Set when the bank refused a read because its daily allowance of reads of this account without the user present was spent (PSD2: four a day at most banks): until then syncs wait and `POST …/sync` answers 429 `DAILY_LIMIT_REACHED`; reads with the user present still go through. A time past means the allowance is back; the next successful sync clears it',
   })
   dailyLimitUntil: string | null;
+  @ApiProperty({
+    type: UnattendedReadsOutput,
+    description: "Reads of the account without the user present, against the bank's daily allowance",
+  })
+  unattendedReads: UnattendedReadsOutput;
 }
 
 export class AccountOutput {

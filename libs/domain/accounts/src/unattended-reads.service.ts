@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import type { MerchantId } from '#libs/context';
+import { dailyLimitReached } from '#libs/domain/upstream-failures';
+import { AccountSyncStateRepository } from './account-sync-state.repository.js';
+import { allowanceView, UnattendedRead } from './unattended-read.js';
+import { UnattendedReadsRepository } from './unattended-reads.repository.js';
+
+/** A read refused: the allowance is spent (or the bank holds the account) until `resetsAt`. */
+export interface AllowanceSpent {
+  refused: true;
+  resetsAt: Date;
+}
+
+/**
+ * The bank's daily allowance of reads of an account without the user present (a sync, a live read without
+ * `psu-ip-address`), counted in Postgres across every process: a read is taken before the bank is asked
+ * and refused once the day's are taken. Reads with the user present are not counted, as the rules say.
+ */
+@Injectable()
+export class UnattendedReadsService {
+  constructor(
+    private readonly reads: UnattendedReadsRepository,
+    private readonly syncState: AccountSyncStateRepository,
+  ) {}
+
+  /** Today's next read, or when one is to be had again. */
+  async take(
+    merchantId: MerchantId,
+    accountId: string,
+    now = new Date(),
+  ): Promise<UnattendedRead | AllowanceSpent> {
+    const day = await this.reads.take(merchantId, accountId, now);
+    if (day !== null) {
+      return new UnattendedRead({ reads: this.reads, syncState: this.syncState }, merchantId, accountId, day);
+    }
+    const standing = await this.reads.standing(merchantId, accountId);
+    const resetsAt = standing ? Date.parse(allowanceView(standing, now.getTime()).resetsAt) : now.getTime();
+    return { refused: true, resetsAt: new Date(resetsAt) };
+  }
+
+  /**
+   * `call`, a read of the account without the user (a live read's first page), within the allowance: 429
+   * DAILY_LIMIT_REACHED with its reset when none is left, and the read given back when it fails uncounted.
+   */
+  async read<T>(merchantId: MerchantId, accountId: string, call: () => Promise<T>): Promise<T> {
+    const read = await this.take(merchantId, accountId);
+    if ('refused' in read) throw dailyLimitReached(read.resetsAt.getTime() - Date.now());
+    // The schedule's next read moves past what this one took (a scheduled one past the last is the next day's).
+    await this.syncState.deferToAllowance(merchantId, accountId);
+    try {
+      const answer = await call();
+      read.answered();
+      return answer;
+    } catch (error) {
+      await read.failed(error);
+      throw error;
+    }
+  }
+}
