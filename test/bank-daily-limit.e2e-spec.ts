@@ -13,6 +13,7 @@ import {
   type Stack,
   tuned,
   upstreamConsentId,
+  USER_PRESENT,
   useStack,
 } from './kit/index.js';
 import { scrape, valueOf } from './kit/metrics-kit.js';
@@ -154,8 +155,16 @@ describe("the bank's daily allowance of reads without the user", () => {
     const retryAfterMs = Number(fifth.headers.get('retry-after')) * 1000;
     expect(Math.abs(retryAfterMs - (Date.parse(midnight) - Date.now()))).toBeLessThan(5_000);
     expect((await tenant.client.get(live)).status).toBe(429);
-    const present = await tenant.client.get(live, { headers: { 'psu-ip-address': '203.0.113.9' } });
+    const present = await tenant.client.get(live, { headers: USER_PRESENT });
     expect(present.status).toBe(200);
+    // A sync the user asks for reads on their behalf: the bank counts it no more than we do.
+    const attended = dataOf<{ syncId: string }>(
+      await tenant.client.post(`/v1/accounts/${account.id}/sync`, undefined, { headers: USER_PRESENT }),
+      202,
+    );
+    expect((await runWhenEnded(tenant.client, attended.syncId)).status).toBe('succeeded');
+    expect(await atBank()).toEqual({ count: 4, limit: 4 });
+    expect((await syncOf()).unattendedReads.used).toBe(4);
 
     // Due at once all the same (as after a restart of the schedule): the worker's run asks the bank
     // nothing and waits for the next day.
