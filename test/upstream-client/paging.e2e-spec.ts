@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Account, items, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
 import { clientFor, failure, tinyServer, UpstreamKit } from '../kit/upstream-test-kit.js';
+import { USER_PRESENT } from '../kit/user-present.mjs';
+
+// The user present: these walks read one account more often than the bank's daily allowance of reads
+// without the user (four) would let them.
+const PRESENT = { ipAddress: USER_PRESENT['psu-ip-address'] };
 
 describe('upstream client: paging', () => {
   const kit = new UpstreamKit();
@@ -13,8 +18,9 @@ describe('upstream client: paging', () => {
     await kit.start();
     client = kit.client();
     ({ token } = await kit.dataConsent('sandbox-redirect', 'paging-user'));
-    const accounts = (await client.data.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }))
-      .data;
+    const accounts = (
+      await client.data.getAccounts({ consent: token, institutionId: 'sandbox-redirect', psu: PRESENT })
+    ).data;
     current = accounts.find((a) => a.accountType === 'CURRENT')!;
     savings = accounts.find((a) => a.accountType === 'SAVINGS')!;
   });
@@ -26,7 +32,7 @@ describe('upstream client: paging', () => {
       for await (const page of client.data.transactionPages(
         current.id,
         {},
-        { consent: token, institutionId: 'sandbox-redirect' },
+        { consent: token, institutionId: 'sandbox-redirect', psu: PRESENT },
       ))
         pages.push(page);
       expect(pages.map((p) => p.data.length)).toEqual([1000, 1000, 1000, 1000, 1000, 1000, 500]);
@@ -43,7 +49,7 @@ describe('upstream client: paging', () => {
       for await (const page of client.data.transactionPages(
         savings.id,
         { limit: 50 },
-        { consent: token, institutionId: 'sandbox-redirect' },
+        { consent: token, institutionId: 'sandbox-redirect', psu: PRESENT },
       ))
         pages.push(page);
       expect(pages).toHaveLength(10);
@@ -59,7 +65,7 @@ describe('upstream client: paging', () => {
         client.data.transactionPages(
           current.id,
           { offset: 6200, limit: 100 },
-          { consent: token, institutionId: 'sandbox-redirect' },
+          { consent: token, institutionId: 'sandbox-redirect', psu: PRESENT },
         ),
       )) {
         expect(tx.id).toEqual(expect.any(String));
@@ -69,14 +75,15 @@ describe('upstream client: paging', () => {
     });
 
     it('makes one request for an empty list (credit card) and for a window smaller than a page', async () => {
-      const accounts = (await client.data.getAccounts({ consent: token, institutionId: 'sandbox-redirect' }))
-        .data;
+      const accounts = (
+        await client.data.getAccounts({ consent: token, institutionId: 'sandbox-redirect', psu: PRESENT })
+      ).data;
       const card = accounts.find((a) => a.accountType === 'CREDIT_CARD')!;
       const pages = [];
       for await (const page of client.data.transactionPages(
         card.id,
         {},
-        { consent: token, institutionId: 'sandbox-redirect' },
+        { consent: token, institutionId: 'sandbox-redirect', psu: PRESENT },
       ))
         pages.push(page);
       expect(pages).toHaveLength(1);
@@ -89,7 +96,7 @@ describe('upstream client: paging', () => {
         client.data.statementPages(
           current.id,
           { limit: 5 },
-          { consent: token, institutionId: 'sandbox-redirect' },
+          { consent: token, institutionId: 'sandbox-redirect', psu: PRESENT },
         ),
       ))
         statements.push(s);
@@ -179,7 +186,7 @@ describe('upstream client: paging', () => {
       for await (const page of client.data.realTimeTransactionPages(
         current.id,
         {},
-        { consent: token, institutionId: 'sandbox-redirect' },
+        { consent: token, institutionId: 'sandbox-redirect', psu: PRESENT },
       ))
         pages.push(page);
       expect(pages.length).toBe(Math.ceil(6500 / 250));
@@ -199,7 +206,7 @@ describe('upstream client: paging', () => {
         client.data.realTimeTransactionPages(
           current.id,
           { from, before },
-          { consent: token, institutionId: 'sandbox-redirect' },
+          { consent: token, institutionId: 'sandbox-redirect', psu: PRESENT },
         ),
       ))
         all.push(tx);
@@ -243,7 +250,7 @@ describe('upstream client: paging', () => {
 
   describe('one real-time page (getRealTimeTransactions)', () => {
     it("answers the sandbox's first page: the same records, count and links as the walk's", async () => {
-      const options = { consent: token, institutionId: 'sandbox-redirect' };
+      const options = { consent: token, institutionId: 'sandbox-redirect', psu: PRESENT };
       const page = await client.data.getRealTimeTransactions(current.id, {}, options);
       const walked = (await client.data.realTimeTransactionPages(current.id, {}, options).next()).value!;
       expect(page.data).toEqual(walked.data);

@@ -5,6 +5,7 @@
 // timed on its own, then the rotations are measured warm, as the single consent is.
 import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
+import { USER_PRESENT } from '../../kit/user-present.mjs';
 import { BenchFailure } from '../bench-failure.mjs';
 import { call, expectStatus, inParallel } from '../http-helpers.mjs';
 import { startBare, startBenchSandbox } from '../processes.mjs';
@@ -44,6 +45,8 @@ export async function sandboxRotation({ load, options, progress }) {
         headers: {
           authorization: `Basic ${Buffer.from(`${APP_ID}:${APP_SECRET}`).toString('base64')}`,
           consent: consentToken,
+          // The user present: the rounds read each account more often than a bank's daily allowance.
+          ...USER_PRESENT,
         },
       };
     });

@@ -5,6 +5,7 @@
 import { Buffer } from 'node:buffer';
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { USER_PRESENT } from '../../kit/user-present.mjs';
 import { latencyStats, median } from '../load-generator.mjs';
 import { BenchFailure, startInProcessSandbox } from './sandbox-transactions.mjs';
 
@@ -44,7 +45,10 @@ export async function upstreamClientWalk({ options, progress }) {
       { registry: new Registry() },
     );
     closers.push(() => client.close());
-    const callOptions = { consent: token, institutionId: 'sandbox-redirect' };
+    // The user present (on both paths): the walks read one account far more often than a bank's daily
+    // allowance of reads without the user (four) would let them.
+    const psu = { ipAddress: USER_PRESENT['psu-ip-address'] };
+    const callOptions = { consent: token, institutionId: 'sandbox-redirect', psu };
     const current = (await client.data.getAccounts(callOptions)).data.find(
       (a) => a.accountType === 'CURRENT',
     );
@@ -53,7 +57,12 @@ export async function upstreamClientWalk({ options, progress }) {
     const basic = Buffer.from(
       `${config.upstream.applicationId}:${config.upstream.applicationSecret}`,
     ).toString('base64');
-    const headers = { authorization: `Basic ${basic}`, consent: token, accept: 'application/json' };
+    const headers = {
+      authorization: `Basic ${basic}`,
+      consent: token,
+      accept: 'application/json',
+      ...USER_PRESENT,
+    };
     const path = `/accounts/${encodeURIComponent(current.id)}/transactions`;
 
     const viaClient = async () => {

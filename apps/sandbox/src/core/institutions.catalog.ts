@@ -175,7 +175,7 @@ export interface InstitutionQuirks {
   reauthorisationKeepsExpiry: boolean;
   /**
    * Reads of an account's transactions without the user present (no `psu-ip-address`) the bank allows a
-   * day, PSD2's four by default at real banks; null for none (UnattendedReadsService).
+   * day: PSD2's four, as at real banks, unless set (null: none; UnattendedReadsService).
    */
   unattendedReadsPerDay: number | null;
 }
@@ -183,7 +183,7 @@ export interface InstitutionQuirks {
 const NO_QUIRKS: InstitutionQuirks = {
   accountIdsPerConsent: false,
   reauthorisationKeepsExpiry: false,
-  unattendedReadsPerDay: null,
+  unattendedReadsPerDay: 4,
 };
 
 @Injectable()
