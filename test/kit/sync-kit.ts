@@ -11,6 +11,7 @@ import type { Stack, Tenant } from './api-kit.js';
 import { connectBank } from './bank-consents.js';
 import { createUser } from './factories.js';
 import { SandboxHttp } from './sandbox-http.js';
+import { USER_PRESENT } from './user-present.mjs';
 
 export interface SyncedAccount {
   id: string;
@@ -120,7 +121,8 @@ export async function upstreamTransactions(
     const page = await sandbox.call<{ data: typeof records }>(
       'GET',
       `/accounts/${upstreamAccountId}/transactions?limit=1000&offset=${offset}`,
-      { consent: token },
+      // With the user's address: the test's look at the bank is not one of the account's daily reads.
+      { consent: token, headers: USER_PRESENT },
     );
     expect(page.status).toBe(200);
     records.push(...page.body.data);
@@ -175,6 +177,15 @@ export async function connectedSavingsAccount(stack: Stack, tenant: Tenant) {
   return { ...account, consentId };
 }
 
+/**
+ * A test that is its own worker runs its syncs as asked by the user present: they read the bank on the
+ * user's behalf, so however many a test runs of one account, none is one of the bank's daily reads.
+ */
+export const attendedSync = () => ({
+  ipAddress: USER_PRESENT['psu-ip-address'],
+  presentUntil: Date.now() + 60_000,
+});
+
 /** The account's active sync run (the one authorisation queued, or a new manual one): its id. */
 export async function activeSyncRun(stack: Stack, tenant: Tenant, accountId: string): Promise<string> {
   const [run] = await stack.api.app
@@ -188,7 +199,10 @@ export async function syncToEnd(stack: Stack, tenant: Tenant, accountId: string)
   const runId = await activeSyncRun(stack, tenant, accountId);
   return stack.api.app
     .get(AccountSyncService)
-    .run({ merchantId: tenant.merchant.merchant.id, accountId, runId }, { finalAttempt: true, retryInMs: 0 });
+    .run(
+      { merchantId: tenant.merchant.merchant.id, accountId, runId, attended: attendedSync() },
+      { finalAttempt: true, retryInMs: 0 },
+    );
 }
 
 /**
@@ -205,6 +219,6 @@ export function syncAttempt(
   return runInContext({ requestId: jobRequestId('sync.account', runId) }, () =>
     stack.api.app
       .get(AccountSyncService)
-      .run({ merchantId: tenant.merchant.merchant.id, accountId, runId }, next),
+      .run({ merchantId: tenant.merchant.merchant.id, accountId, runId, attended: attendedSync() }, next),
   ).catch(() => 'threw' as const);
 }

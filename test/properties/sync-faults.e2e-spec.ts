@@ -5,6 +5,7 @@ import { AccountSyncService, type SyncOutcome } from '#libs/domain/sync';
 import {
   activeSyncRun,
   assertProperty,
+  attendedSync,
   connectedSavingsAccount,
   eventually,
   onboard,
@@ -105,7 +106,7 @@ describe('property: a sync run ends with the upstream set and the true counts, w
   const activeRun = (accountId: string) => activeSyncRun(stack, tenant, accountId);
 
   async function attempt(runId: string, accountId: string, final: boolean): Promise<SyncOutcome | 'threw'> {
-    const job = { merchantId: tenant.merchant.merchant.id, accountId, runId };
+    const job = { merchantId: tenant.merchant.merchant.id, accountId, runId, attended: attendedSync() };
     return stack.api.app
       .get(AccountSyncService)
       .run(job, { finalAttempt: final, retryInMs: 2_000 })

@@ -12,7 +12,7 @@ export class SetUnattendedReadsInput {
     description:
       "Reads a day the bank allows per account without the user present, or `null` for PSD2's four. Required: `null` is how the default comes back",
   })
-  @IsDefined()
+  @IsDefined({ message: 'perDay is required: reads a day (1 to 1000), or null for the default of 4' })
   @ValidateIf((_object: object, value: unknown) => value !== null)
   @IsInt()
   @Min(1)
