@@ -44,9 +44,13 @@ describe("the bank's daily allowance of reads without the user", () => {
     expect(quirk.status).toBe(200);
     const tenant = await onboard(stack);
     const consentId = await connect(stack, tenant);
-    // The first sync is the day's one read.
+    // The first sync read the bank for the user, back from it in their browser; a live read without
+    // them is the day's one read.
     const [account] = await accountsWhenSynced(tenant.client, tenant.userId);
     expect(account.sync.dailyLimitUntil).toBeNull();
+    expect(account.sync.unattendedReads.used).toBe(0);
+    const live = `/v1/accounts/${account.id}/transactions/live`;
+    expect((await tenant.client.get(live)).status).toBe(200);
     const midnight = Date.parse(new Date().toISOString().slice(0, 10)) + 86_400_000;
 
     dataOf(await tenant.client.post(`/v1/accounts/${account.id}/sync`), 202);
@@ -72,7 +76,6 @@ describe("the bank's daily allowance of reads without the user", () => {
     // refused without asking the bank. With the user's address: it answers.
     expect(held.sync.unattendedReads).toMatchObject({ used: 1, remaining: 0 });
     expect(held.sync.unattendedReads.resetsAt).toBe(held.sync.dailyLimitUntil);
-    const live = `/v1/accounts/${account.id}/transactions/live`;
     const unattended = await tenant.client.get(live);
     expect(unattended.status).toBe(429);
     expect(unattended.body.error.code).toBe('DAILY_LIMIT_REACHED');
@@ -115,11 +118,9 @@ describe("the bank's daily allowance of reads without the user", () => {
     const dayStart = Date.parse(new Date().toISOString().slice(0, 10));
     const midnight = new Date(dayStart + DAY_MS).toISOString();
 
-    // The first sync took the first read; the schedule plans the next no sooner than a quarter of the
-    // way through the day (the four spread over it), and the interval after this one.
+    // The first sync read the bank for the user (back from it in their browser): none of the four.
     const first = await syncOf();
-    expect(first.unattendedReads).toEqual({ perDay: 4, used: 1, remaining: 3, resetsAt: midnight });
-    expect(Date.parse(first.nextSyncAt!)).toBeGreaterThanOrEqual(dayStart + DAY_MS / 4);
+    expect(first.unattendedReads).toEqual({ perDay: 4, used: 0, remaining: 4, resetsAt: midnight });
 
     // A live read the bank fails, every try of it: the bank did not count it, and neither do we.
     const live = `/v1/accounts/${account.id}/transactions/live`;
@@ -131,15 +132,18 @@ describe("the bank's daily allowance of reads without the user", () => {
     });
     expect((await tenant.client.get(live)).status).toBeGreaterThanOrEqual(500);
     await sandbox.admin('DELETE', '/faults');
-    expect((await syncOf()).unattendedReads.used).toBe(1);
+    expect((await syncOf()).unattendedReads.used).toBe(0);
+    expect(await atBank()).toEqual({ count: 0, limit: 4 });
 
-    // Two manual syncs and a live read without the user: the day's four, on both sides.
-    for (let sync = 2; sync <= 3; sync += 1) {
+    // Three manual syncs and a live read without the user: the day's four, on both sides. Each sync
+    // plans the next scheduled one no sooner than k quarters into the day (the four spread over it).
+    for (let sync = 1; sync <= 3; sync += 1) {
       const { syncId } = dataOf<{ syncId: string }>(
         await tenant.client.post(`/v1/accounts/${account.id}/sync`),
         202,
       );
       expect((await runWhenEnded(tenant.client, syncId)).status).toBe('succeeded');
+      expect(Date.parse((await syncOf()).nextSyncAt!)).toBeGreaterThanOrEqual(dayStart + (sync * DAY_MS) / 4);
     }
     expect((await tenant.client.get(live)).status).toBe(200);
     const spent = await syncOf();
@@ -190,10 +194,12 @@ describe("the bank's daily allowance of reads without the user", () => {
       dataOf<typeof account>(await tenant.client.get(`/v1/accounts/${account.id}`)).sync.unattendedReads;
     const path = '/admin/institutions/sandbox-redirect/unattended-reads';
     try {
-      // This bank allows one a day: the first sync took it, and nothing is left.
+      // This bank allows one a day: a live read without the user takes it, and nothing is left.
       const set = await stack.operator.call('PUT', path, { body: { perDay: 1 } });
       expect(set.status).toBe(200);
       expect(set.body.data).toEqual({ institutionId: 'sandbox-redirect', perDay: 1, setByOperator: true });
+      expect(await allowance()).toMatchObject({ perDay: 1, used: 0, remaining: 1 });
+      expect((await tenant.client.get(`/v1/accounts/${account.id}/transactions/live`)).status).toBe(200);
       expect(await allowance()).toMatchObject({ perDay: 1, used: 1, remaining: 0 });
       expect((await tenant.client.post(`/v1/accounts/${account.id}/sync`)).status).toBe(429);
 

@@ -60,11 +60,13 @@ export class ConsentAuthoriserService {
     private readonly reading: ConsentReadingStartService,
   ) {}
 
+  /** `userAddress`: the user is here (back from the bank in their browser); the first syncs read for them. */
   async store(
     merchantId: MerchantId,
     consent: StoredConsent,
     authorised: Consent,
     subApplication: string | undefined,
+    userAddress?: string,
   ): Promise<TransitionResult> {
     const token = authorised.consentToken;
     if (!token) throw new Error('The authorised consent carried no token');
@@ -107,7 +109,7 @@ export class ConsentAuthoriserService {
       result = await this.state.markAuthorised(merchantId, consent.id, terms);
     }
     if (result.applied && consent.kind === 'ACCOUNT') {
-      await this.reading.start(merchantId, consent, expiresAt);
+      await this.reading.start(merchantId, consent, expiresAt, userAddress);
     } else if (!result.applied) {
       // Revoked (or otherwise settled) while the bank was answering: the newer state stands.
       this.logger.warn(

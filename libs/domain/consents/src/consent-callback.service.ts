@@ -87,6 +87,7 @@ export class ConsentCallbackService {
    * re-authorisation. Verifies and spends the single-use proof first (nothing else is trusted before
    * that, the redirect target included), then exchanges the one-time token and stores the authorised
    * consent (a re-authorisation's new token replaces the old one), and answers where to send the browser.
+   * The user is here: the first syncs read the bank on their behalf (`psu`, their browser's address).
    */
   async completeCallback(query: ConsentCallback, psu: PsuHeaders = {}): Promise<string> {
     const claimed = (await this.claimFirstAuthorisation(query)) ?? (await this.claimReauthorisation(query));
@@ -111,7 +112,7 @@ export class ConsentCallbackService {
       if (exchanged.id !== consent.upstreamConsentId || !exchanged.consentToken) {
         throw new Error('The one-time token named another consent or carried no token');
       }
-      const stored = await this.authoriser.store(tenant, consent, exchanged, subApplication);
+      const stored = await this.authoriser.store(tenant, consent, exchanged, subApplication, psu.ipAddress);
       if (!stored.applied) return redirect({ status: stored.found ?? ConsentStatus.Failed });
     } catch (error) {
       if (exchanged && dependencyFailureOf(error)) {

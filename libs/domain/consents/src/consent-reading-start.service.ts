@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
 import { AccountSyncStateRepository } from '#libs/domain/accounts';
-import { SyncRequestsService } from '#libs/domain/sync-runs';
+import { SyncRequestsService, USER_PRESENT_MS } from '#libs/domain/sync-runs';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { JobProducerService } from '#libs/queue';
 import type { StoredConsent } from './consent.repository.js';
@@ -19,13 +19,20 @@ export class ConsentReadingStartService {
     private readonly jobs: JobProducerService,
   ) {}
 
-  /** An authorised data consent: its expiry scheduled, and the first sync of every account asked for at once. */
-  async start(merchantId: MerchantId, consent: StoredConsent, expiresAt: Date | null) {
+  /**
+   * An authorised data consent: its expiry scheduled, and the first sync of every account asked for at
+   * once; on behalf of the user when they are present (`userAddress`: their browser came back from the
+   * bank), so that it is not one of the bank's daily reads without them.
+   */
+  async start(merchantId: MerchantId, consent: StoredConsent, expiresAt: Date | null, userAddress?: string) {
     await this.scheduleExpiry(merchantId, consent.id, expiresAt);
     // They are also due now, for the dispatcher to catch should this request be lost.
     const accounts = await this.syncState.idsOfConsent(merchantId, consent.id);
     await this.syncs.requestInitial(
       accounts.map((accountId) => ({ merchantId: consent.merchantId, accountId })),
+      userAddress === undefined
+        ? undefined
+        : { ipAddress: userAddress, presentUntil: Date.now() + USER_PRESENT_MS },
     );
   }
 

@@ -58,9 +58,12 @@ export class SyncRequestsService {
    * The first sync of a just-authorised consent's accounts, at once. Best effort by design: the accounts
    * are already due (next_sync_at = now), so if Redis is away the dispatcher starts them on its next round.
    */
-  async requestInitial(accounts: readonly { merchantId: string; accountId: string }[]): Promise<void> {
+  async requestInitial(
+    accounts: readonly { merchantId: string; accountId: string }[],
+    attended?: AttendedBy,
+  ): Promise<void> {
     try {
-      await this.request(accounts, 'INITIAL');
+      await this.request(accounts, 'INITIAL', attended);
     } catch (error) {
       this.logger.warn(
         { err: error, accounts: accounts.length },
