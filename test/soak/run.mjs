@@ -7,6 +7,9 @@
 // Postgres restarted, an api restarted. Then faults off, a bounded wait for the system to settle, and a
 // table of invariants. Exit 0 only when every one holds; otherwise what broke, with ids, and the last
 // log lines of every process.
+//
+// One file past 300 lines on purpose: it is the run's script, read top to bottom as its phases (start,
+// load, chaos, settle, verdict); its parts (cluster, load, failover, invariants, verdict) live beside it.
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { clearInterval, setInterval } from 'node:timers';

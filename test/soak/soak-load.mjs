@@ -3,6 +3,10 @@
 // disconnect and resume with Last-Event-ID), incremental syncs after changes at the bank, reads, single
 // payments and VRP payments racing their limit, and upstream webhooks. Every choice comes from the seeded
 // generator, so a seed names a run's plan (timing under faults still varies).
+//
+// One file past 300 lines on purpose: one Load whose operations share the seeded generator, the live
+// apis, each user's state and the tallies the verdict reads; split by operation, each part would take
+// all of that along.
 import { Buffer } from 'node:buffer';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';

@@ -176,7 +176,7 @@ export interface paths {
         get?: never;
         /**
          * Set a bank's daily allowance of reads without the user
-         * @description How many times a day each account at this bank may be read without the user present (a scheduled or manual sync, a live read without `psu-ip-address`): PSD2's four unless the bank allows otherwise. Every account's `sync.unattendedReads` shows it at once; scheduled syncs spread it over the day. Kept across catalogue refreshes; lost if the upstream stops listing the bank.
+         * @description How many times a day each account at this bank may be read without the user present (a scheduled or manual sync, a live read without `psu-ip-address`): PSD2's 4 unless the bank allows otherwise. Every account's `sync.unattendedReads` shows it at once; scheduled syncs spread it over the day. Kept across catalogue refreshes; lost if the upstream stops listing the bank.
          */
         put: operations["adminSetInstitutionUnattendedReads"];
         post?: never;
@@ -631,7 +631,7 @@ export interface components {
         };
         SetUnattendedReadsInput: {
             /**
-             * @description Reads a day the bank allows per account without the user present, or `null` for PSD2's four. Required: `null` is how the default comes back
+             * @description Reads a day the bank allows per account without the user present, or `null` for PSD2's 4. Required: `null` is how the default comes back
              * @example 4
              */
             perDay: number | null;
@@ -640,7 +640,7 @@ export interface components {
             institutionId: string;
             /** @description Reads a day per account without the user present, in effect from now */
             perDay: number;
-            /** @description Set by the operator; false: PSD2's four */
+            /** @description Set by the operator; false: PSD2's 4 */
             setByOperator: boolean;
         };
         InstitutionAllowanceOutputEnvelope: {

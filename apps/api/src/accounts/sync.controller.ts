@@ -10,6 +10,7 @@ import type { FastifyReply } from 'fastify';
 import type { TenantCaller } from '#libs/context';
 import type { ServedTransaction } from '#libs/domain/financial-data';
 import { SyncService } from '#libs/domain/sync';
+import { USER_PRESENT_MS } from '#libs/domain/sync-runs';
 import {
   ApiAnswer,
   ApiErrorResponse,
@@ -43,8 +44,7 @@ export class SyncController {
   @HttpCode(202)
   @ApiOperation({
     summary: 'Sync an account now',
-    description:
-      'Queues a sync of the account from the bank into our store. While one is queued or running, answers that one’s id. Watch it with GET /v1/syncs/{syncId}; a `sync.succeeded` or `sync.failed` event follows. With the user present (`psu-ip-address`, or a user session) the bank is read on their behalf and the read is not one of its daily allowance (`sync.unattendedReads`), if it starts within five minutes; without, it takes one, and none left answers 429.',
+    description: `Queues a sync of the account from the bank into our store. While one is queued or running, answers that one’s id. Watch it with GET /v1/syncs/{syncId}; a \`sync.succeeded\` or \`sync.failed\` event follows. With the user present (\`psu-ip-address\`, or a user session) the bank is read on their behalf and the read is not one of its daily allowance (\`sync.unattendedReads\`), if it starts within ${USER_PRESENT_MS / 60_000} minutes; without, it takes one, and none left answers 429.`,
   })
   @ApiAnswer(202, SyncRequestedOutput)
   @ApiNotFoundResponse(missing)

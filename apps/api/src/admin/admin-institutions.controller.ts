@@ -6,6 +6,7 @@ import {
   ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
+import { UNATTENDED_READS_PER_DAY } from '#libs/domain/accounts';
 import { AuditAction } from '#libs/domain/audit';
 import { InstitutionsService } from '#libs/domain/institutions';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
@@ -37,8 +38,7 @@ export class AdminInstitutionsController {
   @Put(':institutionId/unattended-reads')
   @ApiOperation({
     summary: "Set a bank's daily allowance of reads without the user",
-    description:
-      "How many times a day each account at this bank may be read without the user present (a scheduled or manual sync, a live read without `psu-ip-address`): PSD2's four unless the bank allows otherwise. Every account's `sync.unattendedReads` shows it at once; scheduled syncs spread it over the day. Kept across catalogue refreshes; lost if the upstream stops listing the bank.",
+    description: `How many times a day each account at this bank may be read without the user present (a scheduled or manual sync, a live read without \`psu-ip-address\`): PSD2's ${UNATTENDED_READS_PER_DAY} unless the bank allows otherwise. Every account's \`sync.unattendedReads\` shows it at once; scheduled syncs spread it over the day. Kept across catalogue refreshes; lost if the upstream stops listing the bank.`,
   })
   @ApiAnswer(200, InstitutionAllowanceOutput)
   @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })

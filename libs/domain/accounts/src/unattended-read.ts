@@ -4,8 +4,6 @@ import { UpstreamError } from '#libs/upstream-client';
 import type { AccountSyncStateRepository } from './account-sync-state.repository.js';
 import type { StoredAllowance, UnattendedReadsRepository } from './unattended-reads.repository.js';
 
-const DAY_MS = 86_400_000;
-
 /** An account's allowance of reads without the user as merchants see it (`sync.unattendedReads`). */
 export interface AllowanceView {
   perDay: number;
@@ -27,7 +25,7 @@ export function allowanceView(stored: StoredAllowance, nowMs = Date.now()): Allo
     perDay: stored.perDay,
     used,
     remaining: held ? 0 : Math.max(0, stored.perDay - used),
-    resetsAt: new Date(held ? heldUntil : Date.parse(today) + DAY_MS).toISOString(),
+    resetsAt: new Date(held ? heldUntil : nowMs + msToUtcMidnight(nowMs)).toISOString(),
   };
 }
 

@@ -45,15 +45,16 @@ export class UnattendedReadsService {
   async read<T>(merchantId: MerchantId, accountId: string, call: () => Promise<T>): Promise<T> {
     const read = await this.take(merchantId, accountId);
     if ('refused' in read) throw dailyLimitReached(read.resetsAt.getTime() - Date.now());
-    // The schedule's next read moves past what this one took (a scheduled one past the last is the next day's).
-    await this.syncState.deferToAllowance(merchantId, accountId);
+    let answer: T;
     try {
-      const answer = await call();
+      answer = await call();
       read.answered();
-      return answer;
     } catch (error) {
       await read.failed(error);
       throw error;
     }
+    // Counted: the schedule's next read moves past it (past the day's last, the next day's).
+    await this.syncState.deferToAllowance(merchantId, accountId);
+    return answer;
   }
 }

@@ -557,7 +557,7 @@ export interface paths {
         put?: never;
         /**
          * Sync an account now
-         * @description Queues a sync of the account from the bank into our store. While one is queued or running, answers that one’s id. Watch it with GET /v1/syncs/{syncId}; a `sync.succeeded` or `sync.failed` event follows. With the user present (`psu-ip-address`, or a user session) the bank is read on their behalf and the read is not one of its daily allowance (`sync.unattendedReads`), if it starts within five minutes; without, it takes one, and none left answers 429.
+         * @description Queues a sync of the account from the bank into our store. While one is queued or running, answers that one’s id. Watch it with GET /v1/syncs/{syncId}; a `sync.succeeded` or `sync.failed` event follows. With the user present (`psu-ip-address`, or a user session) the bank is read on their behalf and the read is not one of its daily allowance (`sync.unattendedReads`), if it starts within 5 minutes; without, it takes one, and none left answers 429.
          */
         post: operations["requestSync"];
         delete?: never;
@@ -1932,7 +1932,7 @@ export interface components {
         };
         UnattendedReadsOutput: {
             /**
-             * @description The bank's daily allowance: PSD2's four, or what the operator set for the institution
+             * @description The bank's daily allowance: PSD2's 4, or what the operator set for the institution
              * @example 4
              */
             perDay: number;

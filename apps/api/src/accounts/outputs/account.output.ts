@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { UNATTENDED_READS_PER_DAY } from '#libs/domain/accounts';
 import { MoneyOutput } from '../../common/outputs/money.output.js';
 
 export class BalanceOutput {
@@ -13,8 +14,8 @@ export const SYNC_STATUS_VIEWS = ['pending', 'syncing', 'synced', 'failed', 'sto
 
 export class UnattendedReadsOutput {
   @ApiProperty({
-    example: 4,
-    description: "The bank's daily allowance: PSD2's four, or what the operator set for the institution",
+    example: UNATTENDED_READS_PER_DAY,
+    description: `The bank's daily allowance: PSD2's ${UNATTENDED_READS_PER_DAY}, or what the operator set for the institution`,
   })
   perDay: number;
   @ApiProperty({
