@@ -84,7 +84,7 @@ export interface BffClient {
    * 50 of each, newest first (merchant key only).
    */
   lookup(id: string): Promise<Lookup>;
-  /** Connection conversion by institution and day. */
+  /** Connection conversion, the connect funnel and institution health, by institution and day. */
   insights: InsightsApi;
   /** The merchant's own origins, keys and audit log (merchant key only). */
   merchant: MerchantApi;

@@ -74,6 +74,10 @@ export type Lookup = Schema<'LookupOutput'>;
 export type EventDeliveryAttempt = Schema<'EventDeliveryAttemptOutput'>;
 /** What `bff.insights.conversion()` answers: `{ from, to, rows }`, a row a day and institution. */
 export type Conversion = Schema<'ConversionOutput'>;
+/** What `bff.insights.connectFunnel()` answers: `{ from, to, institutions, days }`, each row with its errors. */
+export type ConnectFunnel = Schema<'ConnectFunnelOutput'>;
+/** A step of an attempt to connect a bank, as `<bff-connect>` reports it. */
+export type ConnectReport = Schema<'ConnectReportInput'>;
 /** What `bff.insights.institutionHealth()` answers: `{ from, to, bucket, institutions, buckets }`. */
 export type InstitutionHealth = Schema<'InstitutionHealthOutput'>;
 /** One attempt of a call made to the upstream (a consent's, run's or payment's call log). */

@@ -390,6 +390,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/insights/connect-funnel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The connect funnel by bank and day, across merchants
+         * @description Attempts to connect a bank in `<bff-connect>` by the day (UTC) they opened and the bank chosen: how many reached each step (opened, searched, chose, sent to the bank, returned), how each ended (connected, declined, cancelled, failed, abandoned, or still in progress) and the errors met on the way, by step and code. Where users drop out before a consent exists, which the conversion (GET /v1/insights/conversion) starts after. Built from the component's own reports: nothing personal in them. Every merchant's attempts together, or one merchant's (`merchantId`).
+         */
+        get: operations["adminGetConnectFunnel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/insights/institution-health": {
         parameters: {
             query?: never;
@@ -983,6 +1003,109 @@ export interface components {
         };
         ConversionOutputEnvelope: {
             data: components["schemas"]["ConversionOutput"];
+            meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
+            links?: components["schemas"]["ApiLinks"];
+        };
+        ConnectFunnelErrorOutput: {
+            /**
+             * @description The furthest step the attempt had reached when it met the error.
+             * @enum {string}
+             */
+            step: "opened" | "searched" | "chose" | "sentToBank" | "returned";
+            /**
+             * @description The error's code.
+             * @example CONSENT_REJECTED
+             */
+            reason: string;
+            /** @description Attempts whose last error this was. */
+            attempts: number;
+        };
+        ConnectFunnelCountsOutput: {
+            /**
+             * @description The bank last chosen; null for attempts that never chose one.
+             * @example sandbox-redirect
+             */
+            institutionId: string | null;
+            /** @description Attempts: the component opened with its list of banks, or a bank preselected. */
+            opened: number;
+            /** @description Of those, used the search. */
+            searched: number;
+            /** @description Chose a bank. */
+            chose: number;
+            /** @description Left for the bank's website (redirect), or gave the bank their credentials in place (embedded). */
+            sentToBank: number;
+            /** @description Came back from the bank's website, or finished its last SCA step. */
+            returned: number;
+            /** @description Ended connected: the consent authorised. */
+            connected: number;
+            /** @description Ended declined: refused at the bank. */
+            declined: number;
+            /** @description Ended cancelled: backed out in the component. */
+            cancelled: number;
+            /** @description Ended failed: an error the user could not get past (see errors). */
+            failed: number;
+            /** @description Ended abandoned: the page closed before an end, or no word for over an hour (gone at the bank, say). */
+            abandoned: number;
+            /** @description No end yet, and heard from within the hour. */
+            inProgress: number;
+            /** @description The last error each attempt met (ended failed, or recovered from), by step and code, most first. */
+            errors: components["schemas"]["ConnectFunnelErrorOutput"][];
+        };
+        ConnectFunnelDayOutput: {
+            /**
+             * @description The bank last chosen; null for attempts that never chose one.
+             * @example sandbox-redirect
+             */
+            institutionId: string | null;
+            /** @description Attempts: the component opened with its list of banks, or a bank preselected. */
+            opened: number;
+            /** @description Of those, used the search. */
+            searched: number;
+            /** @description Chose a bank. */
+            chose: number;
+            /** @description Left for the bank's website (redirect), or gave the bank their credentials in place (embedded). */
+            sentToBank: number;
+            /** @description Came back from the bank's website, or finished its last SCA step. */
+            returned: number;
+            /** @description Ended connected: the consent authorised. */
+            connected: number;
+            /** @description Ended declined: refused at the bank. */
+            declined: number;
+            /** @description Ended cancelled: backed out in the component. */
+            cancelled: number;
+            /** @description Ended failed: an error the user could not get past (see errors). */
+            failed: number;
+            /** @description Ended abandoned: the page closed before an end, or no word for over an hour (gone at the bank, say). */
+            abandoned: number;
+            /** @description No end yet, and heard from within the hour. */
+            inProgress: number;
+            /** @description The last error each attempt met (ended failed, or recovered from), by step and code, most first. */
+            errors: components["schemas"]["ConnectFunnelErrorOutput"][];
+            /**
+             * Format: date
+             * @description The day (UTC) the attempts opened: their cohort.
+             */
+            day: string;
+        };
+        ConnectFunnelOutput: {
+            /**
+             * Format: date
+             * @description The first day counted (UTC), included.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The last day counted (UTC), included.
+             */
+            to: string;
+            /** @description The whole range, a row a bank (null first): each attempt counts once under its one end, so opened = connected + declined + cancelled + failed + abandoned + inProgress. */
+            institutions: components["schemas"]["ConnectFunnelCountsOutput"][];
+            /** @description The same a day: a row a day (the attempts opened that day) and bank, by day then bank. */
+            days: components["schemas"]["ConnectFunnelDayOutput"][];
+        };
+        ConnectFunnelOutputEnvelope: {
+            data: components["schemas"]["ConnectFunnelOutput"];
             meta: components["schemas"]["ApiMeta"];
             /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
@@ -2537,6 +2660,68 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConversionOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    adminGetConnectFunnel: {
+        parameters: {
+            query?: {
+                /** @description The first day (UTC) whose attempts are counted, included. Default: 29 days before `to`; at most 366 days before it. */
+                from?: string;
+                /** @description The last day (UTC) whose attempts are counted, included. Default: today. */
+                to?: string;
+                /** @description One merchant's attempts; absent: every merchant's. */
+                merchantId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectFunnelOutputEnvelope"];
                 };
             };
             /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */

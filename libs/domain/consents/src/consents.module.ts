@@ -3,6 +3,8 @@ import { AccountsModule } from '#libs/domain/accounts';
 import { EventsModule } from '#libs/domain/events';
 import { InstitutionsModule } from '#libs/domain/institutions';
 import { SyncRunsModule } from '#libs/domain/sync-runs';
+import { ConnectFunnelRepository } from './connect-funnel.repository.js';
+import { ConnectFunnelService } from './connect-funnel.service.js';
 import { ConsentRepository } from './consent.repository.js';
 import { ConsentAuthoriserService } from './consent-authoriser.service.js';
 import { ConsentBankAnswerService } from './consent-bank-answer.service.js';
@@ -61,10 +63,13 @@ import { UnreturnedConsentsService } from './unreturned-consents.service.js';
     ConsentStatusHistoryRepository,
     ConsentConversionRepository,
     ConsentConversionService,
+    ConnectFunnelRepository,
+    ConnectFunnelService,
   ],
   exports: [
     ConsentConversionRepository,
     ConsentConversionService,
+    ConnectFunnelService,
     ConsentCallbackHooks,
     ConsentFirstSyncRepository,
     ConsentRepository,

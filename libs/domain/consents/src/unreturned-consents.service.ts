@@ -14,7 +14,7 @@ import { BATCH, eachBatch, forConsent, MIN_UUID } from './lifecycle-batches.js';
  * After the callback's signed state is good no longer, and this margin (as for an abandoned VRP consent),
  * nothing can bring a redirect consent's user back: the bank's record settles it.
  */
-const UNRETURNED_AFTER_MS = (CONSENT_STATE_TTL_SECONDS + 300) * 1000;
+export const UNRETURNED_AFTER_MS = (CONSENT_STATE_TTL_SECONDS + 300) * 1000;
 
 /** What settling the consents whose users never came back from the bank did. */
 export interface UnreturnedSettled {

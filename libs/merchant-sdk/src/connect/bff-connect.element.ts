@@ -1,29 +1,20 @@
 import { type BffClient, type BffClientOptions, createBffClient } from '../bff-client.js';
 import { BffError } from '../errors.js';
 import type { Consent, Institution } from '../models.js';
+import { BankSearch } from './bank-search.js';
 import { ConnectAttributes } from './connect-attributes.js';
 import { h } from './connect-dom.js';
+import { ConnectFunnel } from './connect-funnel.js';
 import { bankReturnOf, forgetBankReturn } from './connect-return.js';
 import { CONNECT_STYLES } from './connect-styles.js';
 import { AWAITING, type ConnectError, connectErrorOf, originNotAllowed } from './connect-types.js';
-import {
-  bankView,
-  errorParts,
-  outcomeView,
-  type PickerView,
-  pickerView,
-  progressView,
-  resultView,
-  showInstitutions,
-  type View,
-} from './connect-views.js';
-import { type Outcome, outcomeOf, waitForConsent } from './consent-outcome.js';
+import { bankView, errorParts, outcomeView, progressView, resultView, type View } from './connect-views.js';
+import { funnelEndOf, type Outcome, outcomeOf, waitForConsent } from './consent-outcome.js';
 import { credentialsStep, type EmbeddedHost } from './embedded-flow.js';
 
 /** The API's embedded poll gives up after 2 minutes; a redirect's return is settled already, or nearly. */
 const EMBEDDED_TIMEOUT_MS = 150_000;
 const RETURN_TIMEOUT_MS = 30_000;
-const SEARCH_DEBOUNCE_MS = 250;
 
 /**
  * `<bff-connect>`: connects a user's bank for account data, in the redirect flow (the bank's website,
@@ -57,10 +48,19 @@ export class BffConnectElement extends ConnectAttributes {
   #life = new AbortController();
   #institution?: Institution;
   #consentId?: string;
-  #picker?: PickerView;
-  #query = '';
-  #searches = 0;
-  #searchTimer?: ReturnType<typeof setTimeout>;
+  #search = new BankSearch({
+    bff: () => this.#bff,
+    country: () => this.country,
+    show: (picker, moveFocus) => this.#show(picker, moveFocus),
+    searched: () => this.#funnel.step('searched'),
+    choose: (bank) => this.#choose(bank, true),
+    found: (text) => this.#say(text, true),
+    failed: (error) => this.#failure(error),
+    gone: () => this.#life.signal.aborted,
+  });
+  #funnel = new ConnectFunnel((report, keepalive) =>
+    this.#bff.insights.reportConnectStep(report, { keepalive }),
+  );
 
   constructor() {
     super();
@@ -73,12 +73,14 @@ export class BffConnectElement extends ConnectAttributes {
 
   protected attached(): void {
     if (this.#life.signal.aborted) this.#life = new AbortController();
+    this.#funnel.watchPage();
     this.configured();
   }
 
   protected detached(): void {
+    this.#funnel.unwatchPage();
     this.#life.abort();
-    clearTimeout(this.#searchTimer);
+    this.#search.stop();
     this.#started = this.#busy = false;
   }
 
@@ -89,8 +91,9 @@ export class BffConnectElement extends ConnectAttributes {
     this.#run(async () => {
       if (!(await this.#originAllowed())) return;
       const back = bankReturnOf(window.location);
-      if (back) await this.#returnFromBank(back.consentId, back.error);
-      else if (this.institutionId) await this.#preselect(this.institutionId);
+      if (back) return this.#returnFromBank(back.consentId, back.error);
+      this.#funnel.open();
+      if (this.institutionId) await this.#preselect(this.institutionId);
       else this.#showPicker(false);
     });
   }
@@ -120,12 +123,13 @@ export class BffConnectElement extends ConnectAttributes {
   }
 
   #show(view: View, moveFocus: boolean) {
-    this.#picker = undefined;
     this.#stage.replaceChildren(view.content);
     if (moveFocus) view.focus.focus();
   }
 
-  #say(text: string) {
+  /** Says `text` in the status line; `clearError` when it is news that ends any error shown. */
+  #say(text: string, clearError = false) {
+    if (clearError) this.#showError(undefined);
     this.#status.textContent = text;
   }
 
@@ -160,40 +164,16 @@ export class BffConnectElement extends ConnectAttributes {
     this.#showError(shown);
     // 400 and 422 are the user's to correct (a password, a code); anything else the page may act on.
     const fixable = error instanceof BffError && (error.status === 400 || error.status === 422);
-    if (!fixable) this.#emit('failed', { ...(consent ? { consent } : {}), error: shown });
+    if (fixable) return this.#funnel.error(shown.code);
+    this.#funnel.end('failed', shown.code);
+    this.#emit('failed', { ...(consent ? { consent } : {}), error: shown });
   }
 
   // ---- choosing a bank --------------------------------------------------------------------------------
 
   #showPicker(moveFocus: boolean) {
     this.#institution = this.#consentId = undefined;
-    const picker = pickerView(this.#query, (query) => {
-      this.#query = query;
-      clearTimeout(this.#searchTimer);
-      this.#searchTimer = setTimeout(() => void this.#search(picker), SEARCH_DEBOUNCE_MS);
-    });
-    this.#show(picker, moveFocus);
-    this.#picker = picker;
-    void this.#search(picker);
-  }
-
-  /** The banks matching the search (the newest search wins: an older answer arriving late is dropped). */
-  async #search(picker: PickerView) {
-    const ticket = ++this.#searches;
-    const q = this.#query.trim();
-    const country = this.country;
-    try {
-      const query = { limit: 50, ...(q ? { q } : {}), ...(country ? { country } : {}) };
-      const page = await this.#bff.institutions.list(query).page();
-      if (ticket !== this.#searches || this.#picker !== picker) return;
-      const banks = page.items.filter((bank) => bank.flows.length > 0);
-      showInstitutions(picker.list, banks, (bank) => this.#choose(bank, true));
-      this.#showError(undefined);
-      const found = banks.length === 1 ? '1 bank found.' : `${banks.length} banks found.`;
-      this.#say(banks.length === 0 ? 'No bank matches your search.' : found);
-    } catch (error) {
-      if (ticket === this.#searches && !this.#life.signal.aborted) await this.#failure(error);
-    }
+    this.#search.show(moveFocus);
   }
 
   async #preselect(institutionId: string) {
@@ -210,6 +190,7 @@ export class BffConnectElement extends ConnectAttributes {
 
   #choose(institution: Institution, moveFocus: boolean) {
     this.#institution = institution;
+    this.#funnel.step('chose', { institutionId: institution.id });
     this.#say('');
     const view = bankView(institution, {
       redirect: () => this.#run(() => this.#redirect(institution)),
@@ -227,6 +208,7 @@ export class BffConnectElement extends ConnectAttributes {
       redirectUrl: this.returnUrl,
     });
     this.#show(progressView('Taking you to your bank…'), true);
+    this.#funnel.leaveForBank(institution.id, created.id);
     window.location.assign(created.authorisationUrl);
   }
 
@@ -237,10 +219,12 @@ export class BffConnectElement extends ConnectAttributes {
       consent = await this.#bff.consents.get(consentId);
     } catch (error) {
       forgetBankReturn();
+      this.#funnel.resume(consentId);
       return this.#finish({ type: 'failed', detail: { error: connectErrorOf(error) } });
     }
     // A payment's or VRP consent's return is the page's, not the component's.
     if (consent.kind !== 'ACCOUNT') return this.#showPicker(false);
+    this.#funnel.resume(consentId);
     this.#consentId = consentId;
     this.#institution = await this.#bff.institutions.get(consent.institutionId).catch(() => undefined);
     const signal = this.#life.signal;
@@ -260,8 +244,12 @@ export class BffConnectElement extends ConnectAttributes {
       userId: this.userId,
       run: (task) => this.#run(task),
       show: (view) => this.#show(view, true),
-      created: (consentId) => (this.#consentId = consentId),
+      created: (consentId) => {
+        this.#consentId = consentId;
+        this.#funnel.step('sentToBank', { consentId });
+      },
       decide: async (consentId) => {
+        this.#funnel.step('returned');
         this.#show(progressView('Waiting for your bank…'), true);
         const signal = this.#life.signal;
         const outcome = await waitForConsent(this.#bff, consentId, {
@@ -278,6 +266,7 @@ export class BffConnectElement extends ConnectAttributes {
     if (this.#busy) return;
     const id = this.#consentId;
     const consent = id ? await this.#bff.consents.get(id).catch(() => undefined) : undefined;
+    this.#funnel.end('cancelled');
     this.#emit('cancelled', consent ? { consent } : {});
     this.#showError(undefined);
     this.#showPicker(true);
@@ -295,6 +284,8 @@ export class BffConnectElement extends ConnectAttributes {
       true,
     );
     if (outcome.type === 'failed') this.#showError(outcome.detail.error);
+    const [end, reason] = funnelEndOf(outcome);
+    this.#funnel.end(end, reason);
     this.#emit(outcome.type, outcome.detail);
   }
 }

@@ -36,6 +36,18 @@ export function outcomeOf(consent: Consent, bankError?: string): Outcome {
   };
 }
 
+/**
+ * An outcome as the connect funnel files it: a consent REJECTED is declined at the bank, a cancel in the
+ * component cancelled, a failure failed with its code.
+ */
+export function funnelEndOf(
+  outcome: Outcome,
+): ['connected'] | ['declined'] | ['cancelled'] | ['failed', string] {
+  if (outcome.type === 'connected') return ['connected'];
+  if (outcome.type === 'failed') return ['failed', outcome.detail.error.code];
+  return [outcome.detail.consent?.status === 'REJECTED' ? 'declined' : 'cancelled'];
+}
+
 export interface WaitOptions {
   /** How long to wait for the bank, in ms (the API's embedded poll gives up after 2 minutes). */
   timeoutMs: number;

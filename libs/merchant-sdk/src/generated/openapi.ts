@@ -129,6 +129,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/connect-funnel/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a step of an attempt to connect a bank
+         * @description `<bff-connect>` sends these itself, with the user's session token; a page of your own that connects banks may send the same. At least once is fine: a step reached stays reached and the first end stands, in whatever order reports arrive. A report naming another merchant's attempt, or a consent no attempt sent to the bank, changes nothing.
+         */
+        post: operations["reportConnectStep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/insights/connect-funnel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The connect funnel by bank and day
+         * @description Attempts to connect a bank in `<bff-connect>` by the day (UTC) they opened and the bank chosen: how many reached each step (opened, searched, chose, sent to the bank, returned), how each ended (connected, declined, cancelled, failed, abandoned, or still in progress) and the errors met on the way, by step and code. Where users drop out before a consent exists, which the conversion (GET /v1/insights/conversion) starts after. Built from the component's own reports: nothing personal in them.
+         */
+        get: operations["getConnectFunnel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/insights/institution-health": {
         parameters: {
             query?: never;
@@ -1466,6 +1506,136 @@ export interface components {
         };
         ConversionOutputEnvelope: {
             data: components["schemas"]["ConversionOutput"];
+            meta: components["schemas"]["ApiMeta"];
+            /** @description Absent when there is no next page (so always, for one resource) */
+            links?: components["schemas"]["ApiLinks"];
+        };
+        ConnectReportInput: {
+            /**
+             * Format: uuid
+             * @description The attempt: the component's own random id for it, made when it opens. Required, except on the page the bank sent the user back to, which names the attempt by `consentId`.
+             */
+            attemptId?: string;
+            /**
+             * @description opened, searched (used the search), chose (a bank), sentToBank (left for the bank, or gave it their credentials in place), returned (back from the bank, or its last SCA step done); the ends connected, declined (at the bank), cancelled (backed out in the component), failed, closed (the page closed or the component removed before an end); error: an error the user met and may recover from.
+             * @enum {string}
+             */
+            event: "opened" | "searched" | "chose" | "sentToBank" | "returned" | "connected" | "declined" | "cancelled" | "failed" | "closed" | "error";
+            /**
+             * @description The bank chosen, from `chose` on.
+             * @example sandbox-redirect
+             */
+            institutionId?: string;
+            /**
+             * Format: uuid
+             * @description The consent made for the bank (on `sentToBank`), or, without `attemptId`, the consent the page came back from the bank with: the attempt that made it.
+             */
+            consentId?: string;
+            /**
+             * @description The error's code (an API error's `code`, or the component's own): required on error and failed, refused on any other event.
+             * @example CONSENT_REJECTED
+             */
+            reason?: string;
+        };
+        ConnectFunnelErrorOutput: {
+            /**
+             * @description The furthest step the attempt had reached when it met the error.
+             * @enum {string}
+             */
+            step: "opened" | "searched" | "chose" | "sentToBank" | "returned";
+            /**
+             * @description The error's code.
+             * @example CONSENT_REJECTED
+             */
+            reason: string;
+            /** @description Attempts whose last error this was. */
+            attempts: number;
+        };
+        ConnectFunnelCountsOutput: {
+            /**
+             * @description The bank last chosen; null for attempts that never chose one.
+             * @example sandbox-redirect
+             */
+            institutionId: string | null;
+            /** @description Attempts: the component opened with its list of banks, or a bank preselected. */
+            opened: number;
+            /** @description Of those, used the search. */
+            searched: number;
+            /** @description Chose a bank. */
+            chose: number;
+            /** @description Left for the bank's website (redirect), or gave the bank their credentials in place (embedded). */
+            sentToBank: number;
+            /** @description Came back from the bank's website, or finished its last SCA step. */
+            returned: number;
+            /** @description Ended connected: the consent authorised. */
+            connected: number;
+            /** @description Ended declined: refused at the bank. */
+            declined: number;
+            /** @description Ended cancelled: backed out in the component. */
+            cancelled: number;
+            /** @description Ended failed: an error the user could not get past (see errors). */
+            failed: number;
+            /** @description Ended abandoned: the page closed before an end, or no word for over an hour (gone at the bank, say). */
+            abandoned: number;
+            /** @description No end yet, and heard from within the hour. */
+            inProgress: number;
+            /** @description The last error each attempt met (ended failed, or recovered from), by step and code, most first. */
+            errors: components["schemas"]["ConnectFunnelErrorOutput"][];
+        };
+        ConnectFunnelDayOutput: {
+            /**
+             * @description The bank last chosen; null for attempts that never chose one.
+             * @example sandbox-redirect
+             */
+            institutionId: string | null;
+            /** @description Attempts: the component opened with its list of banks, or a bank preselected. */
+            opened: number;
+            /** @description Of those, used the search. */
+            searched: number;
+            /** @description Chose a bank. */
+            chose: number;
+            /** @description Left for the bank's website (redirect), or gave the bank their credentials in place (embedded). */
+            sentToBank: number;
+            /** @description Came back from the bank's website, or finished its last SCA step. */
+            returned: number;
+            /** @description Ended connected: the consent authorised. */
+            connected: number;
+            /** @description Ended declined: refused at the bank. */
+            declined: number;
+            /** @description Ended cancelled: backed out in the component. */
+            cancelled: number;
+            /** @description Ended failed: an error the user could not get past (see errors). */
+            failed: number;
+            /** @description Ended abandoned: the page closed before an end, or no word for over an hour (gone at the bank, say). */
+            abandoned: number;
+            /** @description No end yet, and heard from within the hour. */
+            inProgress: number;
+            /** @description The last error each attempt met (ended failed, or recovered from), by step and code, most first. */
+            errors: components["schemas"]["ConnectFunnelErrorOutput"][];
+            /**
+             * Format: date
+             * @description The day (UTC) the attempts opened: their cohort.
+             */
+            day: string;
+        };
+        ConnectFunnelOutput: {
+            /**
+             * Format: date
+             * @description The first day counted (UTC), included.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description The last day counted (UTC), included.
+             */
+            to: string;
+            /** @description The whole range, a row a bank (null first): each attempt counts once under its one end, so opened = connected + declined + cancelled + failed + abandoned + inProgress. */
+            institutions: components["schemas"]["ConnectFunnelCountsOutput"][];
+            /** @description The same a day: a row a day (the attempts opened that day) and bank, by day then bank. */
+            days: components["schemas"]["ConnectFunnelDayOutput"][];
+        };
+        ConnectFunnelOutputEnvelope: {
+            data: components["schemas"]["ConnectFunnelOutput"];
             meta: components["schemas"]["ApiMeta"];
             /** @description Absent when there is no next page (so always, for one resource) */
             links?: components["schemas"]["ApiLinks"];
@@ -4500,6 +4670,178 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConversionOutputEnvelope"];
+                };
+            };
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    reportConnectStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectReportInput"];
+            };
+        };
+        responses: {
+            /** @description Filed */
+            204: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description UNAUTHENTICATED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description FORBIDDEN: valid credentials of a kind this route refuses */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+            /** @description Any error, in the error envelope */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiErrorResponse"];
+                };
+            };
+        };
+    };
+    getConnectFunnel: {
+        parameters: {
+            query?: {
+                /** @description The first day (UTC) whose attempts are counted, included. Default: 29 days before `to`; at most 366 days before it. */
+                from?: string;
+                /** @description The last day (UTC) whose attempts are counted, included. Default: today. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Requests allowed in the window (RATE_LIMIT_PER_MINUTE). On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Seconds until the window resets. On a 400, absent when the request was refused before its caller was let in (a body that is no JSON, an overlong path parameter). */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectFunnelOutputEnvelope"];
                 };
             };
             /** @description VALIDATION_FAILED; or VALIDATION_FAILED: a query parameter the operation does not declare (refused before the route) */

@@ -1,0 +1,22 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsUUID } from 'class-validator';
+import { CONVERSION_DEFAULT_DAYS } from '#libs/domain/consents';
+import { DAY_RANGE_MAX_DAYS } from '#libs/time';
+import { OptionalDay } from '../../common/field-rules.js';
+
+export class ConnectFunnelInput {
+  @OptionalDay(
+    `The first day (UTC) whose attempts are counted, included. Default: ${CONVERSION_DEFAULT_DAYS - 1} days before \`to\`; at most ${DAY_RANGE_MAX_DAYS} days before it.`,
+  )
+  from?: string;
+
+  @OptionalDay('The last day (UTC) whose attempts are counted, included. Default: today.')
+  to?: string;
+}
+
+export class OperatorConnectFunnelInput extends ConnectFunnelInput {
+  @ApiPropertyOptional({ format: 'uuid', description: "One merchant's attempts; absent: every merchant's." })
+  @IsOptional()
+  @IsUUID()
+  merchantId?: string;
+}

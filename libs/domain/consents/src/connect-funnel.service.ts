@@ -1,0 +1,55 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type OperatorCaller, type TenantCaller, tenantNamedByOperator, tenantOf } from '#libs/context';
+import { CLOCK, type Clock, dayRangeOf } from '#libs/time';
+import {
+  ConnectFunnelRepository,
+  type ConnectReport,
+  type FunnelFigures,
+} from './connect-funnel.repository.js';
+import { CONVERSION_DEFAULT_DAYS, type ConversionQuery } from './consent-conversion.service.js';
+import { UNRETURNED_AFTER_MS } from './unreturned-consents.service.js';
+
+/**
+ * An attempt with no end is abandoned once quiet as long as a redirect consent's user can still come back
+ * from the bank: past it, its consent's state is spent.
+ */
+export const CONNECT_IDLE_MS = UNRETURNED_AFTER_MS;
+
+export type FunnelView = { from: string; to: string } & FunnelFigures;
+
+/** The connect funnel: `<bff-connect>`'s reports filed, and read by day and bank (ConnectFunnelRepository). */
+@Injectable()
+export class ConnectFunnelService {
+  constructor(
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly funnel: ConnectFunnelRepository,
+  ) {}
+
+  async report(caller: TenantCaller, report: ConnectReport): Promise<void> {
+    await this.funnel.report(tenantOf(caller), report);
+  }
+
+  async ofMerchant(caller: TenantCaller, query: ConversionQuery): Promise<FunnelView> {
+    const range = this.rangeOf(query);
+    return { from: range.from, to: range.to, ...(await this.funnel.ofMerchant(tenantOf(caller), range)) };
+  }
+
+  /** Every merchant's attempts together, or one merchant's when `merchantId` names it. */
+  async forOperator(
+    operator: OperatorCaller,
+    query: ConversionQuery & { merchantId?: string },
+  ): Promise<FunnelView> {
+    const range = this.rangeOf(query);
+    const figures = query.merchantId
+      ? await this.funnel.ofMerchant(tenantNamedByOperator(operator, query.merchantId), range)
+      : await this.funnel.acrossMerchants(operator, range);
+    return { from: range.from, to: range.to, ...figures };
+  }
+
+  /** The days asked for, as conversion's (the same defaults and limits), and the quiet cut-off now. */
+  private rangeOf(query: ConversionQuery) {
+    const now = this.clock.now();
+    const days = dayRangeOf(query, now, CONVERSION_DEFAULT_DAYS);
+    return { ...days, quietSince: new Date(now.getTime() - CONNECT_IDLE_MS) };
+  }
+}
