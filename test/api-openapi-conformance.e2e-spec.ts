@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -616,6 +617,14 @@ describe('api: every answer matches our own OpenAPI document', () => {
     await valid('GET /v1/event-delivery-policy', merchant, 200);
     await valid('GET /v1/insights/conversion', { ...merchant, query: { from: '2026-11-01' } }, 200);
     await valid('GET /admin/insights/conversion', { ...operator, query: { to: '2026-11-30' } }, 200);
+    const attemptId = randomUUID();
+    await valid(
+      'POST /v1/connect-funnel/reports',
+      { ...merchant, body: { attemptId, event: 'chose', institutionId: 'sandbox-redirect' } },
+      204,
+    );
+    await valid('GET /v1/insights/connect-funnel', { ...merchant, query: { from: '2026-11-01' } }, 200);
+    await valid('GET /admin/insights/connect-funnel', { ...operator, query: { to: '2026-11-30' } }, 200);
     await valid('GET /v1/insights/institution-health', { ...merchant, query: { from: '2026-11-01' } }, 200);
     await valid('GET /admin/insights/institution-health', { ...operator, query: { to: '2026-11-30' } }, 200);
     await valid('GET /v1/event-endpoints', merchant, 200);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -30,6 +31,54 @@ interface UpstreamCall {
   operation: string;
   errorCode: string | null;
   tracingId: string | null;
+}
+
+/** The connect funnel's counts (GET …/insights/connect-funnel), in the order its screen's table shows them. */
+const FUNNEL_COUNTS = [
+  'opened',
+  'searched',
+  'chose',
+  'sentToBank',
+  'returned',
+  'connected',
+  'declined',
+  'cancelled',
+  'failed',
+  'abandoned',
+  'inProgress',
+] as const;
+/** A bank's row of the connect funnel, what these tests read of it. */
+type FunnelRow = Record<(typeof FUNNEL_COUNTS)[number], number> & {
+  institutionId: string | null;
+  errors: { step: string; reason: string; attempts: number }[];
+};
+/** The words the console says each step in. */
+const STEP_WORDS: Record<string, string> = {
+  opened: 'Opened',
+  searched: 'Searched',
+  chose: 'Chose a bank',
+  sentToBank: 'Sent to the bank',
+  returned: 'Came back',
+};
+const bankOf = (row: FunnelRow) => row.institutionId ?? 'No bank chosen';
+/** The cells the connect funnel's screen shows for the api's rows: its table of counts, its errors'. */
+const funnelCells = (rows: FunnelRow[]) =>
+  rows.map((row) => [bankOf(row), ...FUNNEL_COUNTS.map((c) => String(row[c]))]);
+const funnelErrorCells = (rows: FunnelRow[]) =>
+  rows.flatMap((row) =>
+    row.errors.map((e) => [bankOf(row), STEP_WORDS[e.step], e.reason, String(e.attempts)]),
+  );
+/** The first day of the last `days` days (UTC), as the console's insight screens ask from. */
+const since = (days: number) => new Date(Date.now() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
+/** Each body row's cells of a table on the page, once it shows `count` rows. */
+async function tableCells(table: Locator, count: number): Promise<string[][]> {
+  await table
+    .locator('tbody tr')
+    .nth(count - 1)
+    .waitFor();
+  return Promise.all(
+    (await table.locator('tbody tr').all()).map((row) => row.locator('td').allTextContents()),
+  );
 }
 
 /**
@@ -547,6 +596,43 @@ describe('web console, in a browser', () => {
     await shot('conversion');
   });
 
+  it('shows where customers drop off in <bff-connect>, bank by bank, as bars and as the same figures in tables', async () => {
+    const report = async (body: Record<string, string>) =>
+      expect((await tenant.client.post('/v1/connect-funnel/reports', body)).status).toBe(204);
+    // Two attempts at the sandbox bank, one connected and one failed, and one that never chose a bank.
+    const [connected, failed] = [randomUUID(), randomUUID()];
+    for (const attemptId of [connected, failed]) {
+      await report({ attemptId, event: 'opened' });
+      await report({ attemptId, event: 'chose', institutionId: 'sandbox-redirect' });
+    }
+    await report({ attemptId: connected, event: 'connected' });
+    await report({ attemptId: failed, event: 'failed', reason: 'UPSTREAM_UNAVAILABLE' });
+    await report({ attemptId: randomUUID(), event: 'opened' });
+    const rows = dataOf<{ institutions: FunnelRow[] }>(
+      await tenant.client.get(`/v1/insights/connect-funnel?from=${since(30)}`),
+    ).institutions;
+    expect(rows.find((row) => row.institutionId === 'sandbox-redirect')).toMatchObject({
+      opened: 2,
+      chose: 2,
+      connected: 1,
+      failed: 1,
+      errors: [{ step: 'chose', reason: 'UPSTREAM_UNAVAILABLE', attempts: 1 }],
+    });
+
+    await page.getByRole('link', { name: 'Connect funnel', exact: true }).click();
+    await heading('Connect funnel');
+    const counts = page.getByRole('table', { name: 'Attempts opened in the last 30 days, by bank' });
+    expect(await tableCells(counts, rows.length)).toEqual(funnelCells(rows));
+    const errors = page.getByRole('table', { name: 'Errors met, by step' });
+    expect(await tableCells(errors, funnelErrorCells(rows).length)).toEqual(funnelErrorCells(rows));
+    // The bars are for the eye: hidden from screen readers, who have the tables.
+    expect(await page.locator('#connect-funnel .chart').getAttribute('aria-hidden')).toBe('true');
+    expect(await page.locator('#connect-funnel .chart .bank').count()).toBe(rows.length);
+    await page.getByLabel('Attempts opened in').selectOption('7');
+    await page.getByRole('table', { name: 'Attempts opened in the last 7 days, by bank' }).waitFor();
+    await shot('connect-funnel');
+  });
+
   it("shows each bank's error rate and slowest answers as bars and as the same figures in a table", async () => {
     type Figures = { institutionId: string; calls: number; errors: number; p95DurationMs: number };
     const banks = async () =>
@@ -920,6 +1006,41 @@ describe('web console, in a browser', () => {
     expect((await cellsOf('conversion')).map((cells) => cells[0])).toEqual(
       everyCounts.map((c) => c.institutionId),
     );
+  });
+
+  it("shows the operator every merchant's connect funnel, and one merchant's from its screen", async () => {
+    const read = async (merchantId?: string) =>
+      dataOf<{ institutions: FunnelRow[] }>(
+        await stack.operator.get(
+          `/admin/insights/connect-funnel?from=${since(30)}${merchantId ? `&merchantId=${merchantId}` : ''}`,
+        ),
+      ).institutions;
+    const counts = page.getByRole('table', { name: 'Attempts opened in the last 30 days, by bank' });
+
+    // One merchant's, from its screen (the attempts the merchant's test reported): its own view of them.
+    await page.getByRole('link', { name: 'Merchants' }).click();
+    await page.locator('#merchants-list').getByRole('link', { name: 'Acme Shop', exact: true }).click();
+    await page.getByRole('link', { name: 'Its connect funnel' }).click();
+    await heading('Connect funnel');
+    await page.getByText('Of Acme Shop.').waitFor();
+    const acme = await read(tenant.merchant.merchant.id);
+    expect(acme).toEqual(
+      dataOf<{ institutions: FunnelRow[] }>(
+        await tenant.client.get(`/v1/insights/connect-funnel?from=${since(30)}`),
+      ).institutions,
+    );
+    expect(acme.length).toBeGreaterThan(0);
+    expect(await tableCells(counts, acme.length)).toEqual(funnelCells(acme));
+    const errors = page.getByRole('table', { name: 'Errors met, by step' });
+    expect(await tableCells(errors, funnelErrorCells(acme).length)).toEqual(funnelErrorCells(acme));
+    await shot('operator-connect-funnel');
+
+    await page.getByRole('link', { name: "Every merchant's attempts" }).click();
+    await page.getByText('Where every merchant’s customers drop off', { exact: false }).waitFor();
+    const every = await read();
+    expect(await tableCells(counts, every.length)).toEqual(funnelCells(every));
+    // The operator's navigation leads here too.
+    await page.getByRole('link', { name: 'Connect funnel', exact: true }).waitFor();
   });
 
   it('pages the audit log past its first 50 entries by keyboard, the new rows taking the focus', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -139,6 +140,7 @@ describe('api: the MCP server for a support assistant', () => {
         'list_sync_runs',
         'list_upstream_calls',
         'connection_conversion',
+        'connect_funnel',
         'institution_health',
         'look_up',
       ].sort(),
@@ -226,6 +228,20 @@ describe('api: the MCP server for a support assistant', () => {
     expect(conversion.institutions).toEqual([
       expect.objectContaining({ institutionId: 'sandbox-redirect', authorised: 1 }),
     ]);
+    // An attempt in the connect component, as it reports one: the tool answers as the REST route.
+    const attemptId = randomUUID();
+    for (const report of [{ event: 'opened' }, { event: 'chose', institutionId: 'sandbox-redirect' }]) {
+      expect((await tenant.client.post('/v1/connect-funnel/reports', { attemptId, ...report })).status).toBe(
+        204,
+      );
+    }
+    const funnel = viewOf<{ institutions: { institutionId: string; chose: number }[] }>(
+      await call(assistant, 'connect_funnel', {}),
+    ).data;
+    expect(funnel).toEqual(dataOf(await tenant.client.get('/v1/insights/connect-funnel')));
+    expect(funnel.institutions).toEqual([
+      expect.objectContaining({ institutionId: 'sandbox-redirect', chose: 1 }),
+    ]);
     // The bank's health as the REST route answers it: its 400 refusal of the run is no error of the bank's.
     const health = viewOf<{ institutions: { institutionId: string; calls: number; errors: number }[] }>(
       await call(assistant, 'institution_health', {}),
@@ -267,6 +283,7 @@ describe('api: the MCP server for a support assistant', () => {
       ['find_customer', { reference: 'two words' }, '/v1/users?reference=two+words'],
       ['connection_conversion', { from: '2026-02-30' }, '/v1/insights/conversion?from=2026-02-30'],
       ['institution_health', { to: 'today' }, '/v1/insights/institution-health?to=today'],
+      ['connect_funnel', { to: '2026-13-01' }, '/v1/insights/connect-funnel?to=2026-13-01'],
     ];
     for (const [tool, args, route] of cases) {
       const rest = await tenant.client.get(route);

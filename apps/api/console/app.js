@@ -1,6 +1,7 @@
 // The console's shell: who is signed in, the navigation, and which screen the address (#/…) shows.
 import { bff, operator } from './api.js';
 import { bankHealthScreen, operatorBankHealthScreen } from './bank-health.js';
+import { connectFunnelScreen, operatorConnectFunnelScreen } from './connect-funnel.js';
 import { insightsScreen, operatorConversionScreen } from './conversion.js';
 import { loadEventTypes } from './event-types.js';
 import { accountScreen, customerScreen, customersScreen } from './merchant-customers.js';
@@ -45,6 +46,7 @@ const SCREENS = {
     [/^#\/events$/, eventsScreen],
     [/^#\/lookup$/, lookupScreen],
     [/^#\/insights$/, insightsScreen],
+    [/^#\/connect-funnel$/, connectFunnelScreen],
     [/^#\/bank-health$/, bankHealthScreen],
   ],
   operator: [
@@ -55,6 +57,7 @@ const SCREENS = {
     [/^#\/parked$/, parkedScreen],
     [/^#\/overview$/, overviewScreen],
     [/^#\/conversion(?:\/([\w-]+))?$/, operatorConversionScreen],
+    [/^#\/connect-funnel(?:\/([\w-]+))?$/, operatorConnectFunnelScreen],
     [/^#\/bank-health(?:\/([\w-]+))?$/, operatorBankHealthScreen],
   ],
 };
@@ -68,6 +71,7 @@ const NAV = {
     ['#/events', 'Events'],
     ['#/lookup', 'Look up a tracing id'],
     ['#/insights', 'Conversion'],
+    ['#/connect-funnel', 'Connect funnel'],
     ['#/bank-health', 'Bank health'],
   ],
   operator: [
@@ -76,6 +80,7 @@ const NAV = {
     ['#/parked', 'Parked payments'],
     ['#/overview', 'Overview'],
     ['#/conversion', 'Conversion'],
+    ['#/connect-funnel', 'Connect funnel'],
     ['#/bank-health', 'Bank health'],
   ],
 };

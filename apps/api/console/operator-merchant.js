@@ -215,6 +215,8 @@ export function merchantScreen(main, id) {
       ' · ',
       h('a', { href: `#/conversion/${encodeURIComponent(id)}` }, 'Its conversion'),
       ' · ',
+      h('a', { href: `#/connect-funnel/${encodeURIComponent(id)}` }, 'Its connect funnel'),
+      ' · ',
       h('a', { href: `#/bank-health/${encodeURIComponent(id)}` }, 'Its bank health'),
     ),
     screen.status,

@@ -4,7 +4,7 @@ import type { OperatorCaller, TenantCaller } from '#libs/context';
 import { ConnectFunnelService } from '#libs/domain/consents';
 import { ApiAnswer, Auth, AuthKind, envelope, Operator, Tenant } from '#libs/http';
 import { ApiInvalid } from '../common/api-responses.js';
-import { ConnectFunnelInput, OperatorConnectFunnelInput } from './inputs/connect-funnel.input.js';
+import { ConnectFunnelInput, OperatorConnectFunnelInput } from '../common/inputs/connect-funnel.input.js';
 import { ConnectReportInput } from './inputs/connect-report.input.js';
 import { ConnectFunnelOutput } from './outputs/connect-funnel.output.js';
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ConsentConversionService } from '#libs/domain/consents';
+import type { TenantCaller } from '#libs/context';
+import { ConnectFunnelService, ConsentConversionService } from '#libs/domain/consents';
 import {
   HEALTH_HOURLY_MAX_DAYS,
   InstitutionHealthService,
@@ -9,18 +10,20 @@ import {
 import { invalidRequest } from '#libs/errors';
 import { envelope } from '#libs/http';
 import { checkedId } from '../common/id-param.js';
+import { ConnectFunnelInput } from '../common/inputs/connect-funnel.input.js';
 import { ConversionInput } from '../common/inputs/conversion.input.js';
 import { InstitutionHealthInput } from '../common/inputs/institution-health.input.js';
 import { keysetPage } from '../common/paging.js';
 import { UpstreamCallListInput } from './inputs/tool-arguments.input.js';
 import { type Tool, tool } from './mcp-tool-kit.js';
 
-/** The MCP tools over the upstream call log, connection conversion and institution health (their REST routes' reads). */
+/** The MCP tools over the upstream call log, connection conversion, the connect funnel and institution health (their REST routes' reads). */
 @Injectable()
 export class McpInsightToolsService {
   constructor(
     private readonly callLog: UpstreamCallsService,
     private readonly conversion: ConsentConversionService,
+    private readonly funnel: ConnectFunnelService,
     private readonly health: InstitutionHealthService,
   ) {}
 
@@ -33,33 +36,7 @@ export class McpInsightToolsService {
         description:
           "Every attempt of every call we made to the upstream (the bank's side) for one sync run, consent or payment, newest first: operation, HTTP status, error code, duration, attempt and the upstream's tracingId of each; as GET /v1/syncs/{syncId}/upstream-calls (or the consent's, the payment's). Name exactly one of syncId, consentId, paymentId.",
         input: UpstreamCallListInput,
-        read: async (caller, args) => {
-          const named = (['syncId', 'consentId', 'paymentId'] as const).flatMap((key) => {
-            const given = args[key];
-            return given === undefined ? [] : [{ key, given }];
-          });
-          if (named.length !== 1)
-            throw invalidRequest([
-              { field: 'syncId', issue: 'name exactly one of syncId, consentId, paymentId' },
-            ]);
-          const [{ key, given }] = named;
-          const id = checkedId(key, given);
-          const parent = ({ syncId: 'sync-run', consentId: 'consent', paymentId: 'payment' } as const)[key];
-          const collection = ({ syncId: 'syncs', consentId: 'consents', paymentId: 'payments' } as const)[
-            key
-          ];
-          const page = keysetPage(args, `/v1/${collection}/${id}/upstream-calls`, {
-            key: UPSTREAM_CALL_KEY,
-          });
-          const { calls, nextBeforeId } = await this.callLog.pageOf(
-            caller,
-            parent,
-            id,
-            page.limit,
-            page.after,
-          );
-          return page.answer(calls, nextBeforeId);
-        },
+        read: (caller, args) => this.upstreamCalls(caller, args),
       }),
       tool({
         name: 'connection_conversion',
@@ -70,6 +47,14 @@ export class McpInsightToolsService {
         read: async (caller, range) => envelope(await this.conversion.ofMerchant(caller, range)),
       }),
       tool({
+        name: 'connect_funnel',
+        route: 'GET /v1/insights/connect-funnel',
+        description:
+          'Attempts to connect a bank in the connect component by day (UTC) and bank: how many opened it, searched, chose a bank, went to the bank and came back; how each ended (connected, declined, cancelled, failed, abandoned, in progress); and the errors met, by step and code: where customers drop out before a consent exists; as GET /v1/insights/connect-funnel.',
+        input: ConnectFunnelInput,
+        read: async (caller, range) => envelope(await this.funnel.ofMerchant(caller, range)),
+      }),
+      tool({
         name: 'institution_health',
         route: 'GET /v1/insights/institution-health',
         description: `Each bank's upstream error rate (its or the upstream's failures: no answer, 5xx, 429, the bank's failure relayed; not 4xx refusals) and p95 latency of the calls made for you, over the range and by hour (by day beyond ${HEALTH_HOURLY_MAX_DAYS} days): whether a customer's problem is the bank's; as GET /v1/insights/institution-health.`,
@@ -77,5 +62,24 @@ export class McpInsightToolsService {
         read: async (caller, range) => envelope(await this.health.ofMerchant(caller, range)),
       }),
     ];
+  }
+
+  /** One parent's call log: exactly one of the ids names it. */
+  private async upstreamCalls(caller: TenantCaller, args: UpstreamCallListInput) {
+    const named = (['syncId', 'consentId', 'paymentId'] as const).flatMap((key) => {
+      const given = args[key];
+      return given === undefined ? [] : [{ key, given }];
+    });
+    if (named.length !== 1)
+      throw invalidRequest([{ field: 'syncId', issue: 'name exactly one of syncId, consentId, paymentId' }]);
+    const [{ key, given }] = named;
+    const id = checkedId(key, given);
+    const parent = ({ syncId: 'sync-run', consentId: 'consent', paymentId: 'payment' } as const)[key];
+    const collection = ({ syncId: 'syncs', consentId: 'consents', paymentId: 'payments' } as const)[key];
+    const page = keysetPage(args, `/v1/${collection}/${id}/upstream-calls`, {
+      key: UPSTREAM_CALL_KEY,
+    });
+    const { calls, nextBeforeId } = await this.callLog.pageOf(caller, parent, id, page.limit, page.after);
+    return page.answer(calls, nextBeforeId);
   }
 }

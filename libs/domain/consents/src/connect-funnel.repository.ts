@@ -8,8 +8,9 @@ const ENDS = CONNECT_ENDS.map((end) => `'${end}'`).join(', ');
 
 /**
  * What a report changes on its attempt `s`: $3 the bank chosen, $4 the consent, $5 the event, $6 the reason.
- * Steps only ever become reached, the first end stands, and an error is filed under the furthest step
- * the attempt had reached when it was met: whatever order the reports arrive in, however often each does.
+ * Steps only ever become reached, the first end stands, and the last error before it is kept, filed under
+ * the furthest step the attempt had reached when its report arrived: a report sent again, or late, after
+ * the end changes nothing.
  */
 const REPORTED = `
   last_report_at = now(),
@@ -20,10 +21,10 @@ const REPORTED = `
   sent_to_bank = s.sent_to_bank OR $5::text = 'sentToBank',
   returned = s.returned OR $5::text = 'returned',
   outcome = coalesce(s.outcome, CASE WHEN $5::text IN (${ENDS}) THEN $5::text END),
-  error_step = CASE WHEN $6::text IS NULL THEN s.error_step
+  error_step = CASE WHEN $6::text IS NULL OR s.outcome IS NOT NULL THEN s.error_step
     WHEN s.returned THEN 'returned' WHEN s.sent_to_bank THEN 'sentToBank' WHEN s.chose THEN 'chose'
     WHEN s.searched THEN 'searched' ELSE 'opened' END,
-  error_reason = coalesce($6, s.error_reason)`;
+  error_reason = CASE WHEN s.outcome IS NOT NULL THEN s.error_reason ELSE coalesce($6, s.error_reason) END`;
 
 /**
  * The attempts opened in a range of days (UTC), counted by day and bank (the last one chosen; null for attempts

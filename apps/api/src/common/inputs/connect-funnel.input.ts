@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsUUID } from 'class-validator';
 import { CONVERSION_DEFAULT_DAYS } from '#libs/domain/consents';
 import { DAY_RANGE_MAX_DAYS } from '#libs/time';
-import { OptionalDay } from '../../common/field-rules.js';
+import { OptionalDay } from '../field-rules.js';
 
 export class ConnectFunnelInput {
   @OptionalDay(
