@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool, RETENTION_BATCH } from '#libs/database';
+import { CONNECT_ATTEMPT_KEPT_DAYS, ConnectFunnelService } from '#libs/domain/consents';
 import { EventsRetentionService } from '#libs/domain/events';
 import { InboxRetentionService } from '#libs/domain/inbox';
 import { ConsoleSessionRepository } from '#libs/domain/merchants';
@@ -272,6 +273,26 @@ describe('retention: old events, deliveries and processed webhooks go; nothing s
       ),
       10,
     );
+  });
+});
+
+describe('retention: connect attempts go once no read can reach their day', () => {
+  const stack = useStack({ ownDatabase: 'connect-attempts-kept' });
+
+  it('keeps an attempt while a read may still ask for its day, and removes it after', async () => {
+    const tenant = await onboard(stack);
+    const funnel = stack.api.app.get(ConnectFunnelService);
+    const attemptId = uuidV7();
+    const reported = await tenant.client.post('/v1/connect-funnel/reports', { attemptId, event: 'opened' });
+    expect(reported.status).toBe(204);
+    const opened = async () =>
+      dataOf<{ institutions: { opened: number }[] }>(await tenant.client.get('/v1/insights/connect-funnel'))
+        .institutions.length;
+    const inDays = (days: number) => new Date(Date.now() + days * 86_400_000);
+    expect(await funnel.prune(inDays(CONNECT_ATTEMPT_KEPT_DAYS - 1))).toEqual({ connectAttempts: 0 });
+    expect(await opened()).toBe(1);
+    expect(await funnel.prune(inDays(CONNECT_ATTEMPT_KEPT_DAYS + 1))).toEqual({ connectAttempts: 1 });
+    expect(await opened()).toBe(0);
   });
 });
 

@@ -25,5 +25,8 @@ CREATE INDEX "connect_attempts_merchant_id_opened_at_idx" ON "connect_attempts"(
 -- CreateIndex
 CREATE INDEX "connect_attempts_consent_id_idx" ON "connect_attempts"("consent_id");
 
+-- CreateIndex
+CREATE INDEX "connect_attempts_opened_at_idx" ON "connect_attempts"("opened_at");
+
 -- AddForeignKey
 ALTER TABLE "connect_attempts" ADD CONSTRAINT "connect_attempts_merchant_id_fkey" FOREIGN KEY ("merchant_id") REFERENCES "merchants"("id") ON DELETE CASCADE ON UPDATE CASCADE;

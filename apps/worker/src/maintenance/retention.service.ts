@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuditTrailService } from '#libs/domain/audit';
+import { ConnectFunnelService } from '#libs/domain/consents';
 import { EventsRetentionService } from '#libs/domain/events';
 import { InboxRetentionService } from '#libs/domain/inbox';
 import { ConsoleSessionRepository } from '#libs/domain/merchants';
@@ -19,6 +20,7 @@ export class RetentionService {
     private readonly transactionChanges: TransactionChangesRetentionService,
     private readonly consoleSessions: ConsoleSessionRepository,
     private readonly upstreamCalls: UpstreamCallsService,
+    private readonly connectFunnel: ConnectFunnelService,
   ) {}
 
   async prune() {
@@ -28,6 +30,7 @@ export class RetentionService {
       ...(await this.audit.prune()),
       ...(await this.transactionChanges.prune()),
       ...(await this.upstreamCalls.prune()),
+      ...(await this.connectFunnel.prune()),
       consoleSessions: await this.consoleSessions.pruneExpired(),
     };
   }

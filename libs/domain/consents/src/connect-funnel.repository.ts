@@ -117,6 +117,14 @@ export const CONNECT_FUNNEL_SQL = {
   ofMerchant: sqlStatement('connect-funnel.of-merchant', funnel(ofMerchant(4)), FUNNEL_ROW),
   errorsOfMerchant: sqlStatement('connect-funnel.errors-of-merchant', errors(ofMerchant(3)), ERROR_ROW),
   acrossMerchants: sqlStatement('connect-funnel.all', funnel(ALL), FUNNEL_ROW),
+  /** Retention, oldest first (`connect_attempts (opened_at)`). */
+  deleteOpenedBefore: sqlStatement(
+    'connect-funnel.delete-opened-before',
+    `WITH gone AS (DELETE FROM connect_attempts WHERE id IN (
+        SELECT id FROM connect_attempts WHERE opened_at < $1 ORDER BY opened_at LIMIT $2) RETURNING 1)
+      SELECT count(*)::int AS deleted FROM gone`,
+    { deleted: 'number' },
+  ),
   errorsAcrossMerchants: sqlStatement('connect-funnel.errors-all', errors(ALL), ERROR_ROW),
 };
 
@@ -199,6 +207,14 @@ export class ConnectFunnelRepository {
       ...CONNECT_FUNNEL_SQL.reportOnAttempt,
       values: [attempt.id, merchantId, ...values],
     });
+  }
+
+  async deleteOpenedBefore(cutoff: Date, limit: number): Promise<number> {
+    const [row] = await this.database.rows({
+      ...CONNECT_FUNNEL_SQL.deleteOpenedBefore,
+      values: [cutoff, limit],
+    });
+    return row.deleted;
   }
 
   async ofMerchant(merchantId: MerchantId, range: FunnelRange): Promise<FunnelFigures> {

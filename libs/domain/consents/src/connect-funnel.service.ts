@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type OperatorCaller, type TenantCaller, tenantNamedByOperator, tenantOf } from '#libs/context';
-import { CLOCK, type Clock, dayRangeOf } from '#libs/time';
+import { deleteInBatches } from '#libs/database';
+import { CLOCK, type Clock, DAY_RANGE_MAX_DAYS, dayRangeOf } from '#libs/time';
 import {
   ConnectFunnelRepository,
   type ConnectReport,
@@ -14,6 +15,9 @@ import { UNRETURNED_AFTER_MS } from './unreturned-consents.service.js';
  * from the bank: past it, its consent's state is spent.
  */
 export const CONNECT_IDLE_MS = UNRETURNED_AFTER_MS;
+
+/** An attempt is kept as long as a read may still ask for its day (DAY_RANGE_MAX_DAYS back), and a day. */
+export const CONNECT_ATTEMPT_KEPT_DAYS = DAY_RANGE_MAX_DAYS + 1;
 
 export type FunnelView = { from: string; to: string } & FunnelFigures;
 
@@ -44,6 +48,14 @@ export class ConnectFunnelService {
       ? await this.funnel.ofMerchant(tenantNamedByOperator(operator, query.merchantId), range)
       : await this.funnel.acrossMerchants(operator, range);
     return { from: range.from, to: range.to, ...figures };
+  }
+
+  /** Retention: attempts opened before any read can reach. */
+  async prune(now = this.clock.now()): Promise<{ connectAttempts: number }> {
+    const cutoff = new Date(now.getTime() - CONNECT_ATTEMPT_KEPT_DAYS * 86_400_000);
+    return {
+      connectAttempts: await deleteInBatches((limit) => this.funnel.deleteOpenedBefore(cutoff, limit)),
+    };
   }
 
   /** The days asked for, as conversion's (the same defaults and limits), and the quiet cut-off now. */
