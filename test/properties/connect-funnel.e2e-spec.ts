@@ -238,7 +238,7 @@ describe('insights: the connect funnel, from the reports of <bff-connect>', () =
       [{ event: 'opened' }, 'attemptId', /required unless consentId/],
       [{ attemptId: 'attempt-1', event: 'opened' }, 'attemptId', /UUID/],
       [{ attemptId, event: 'finished' }, 'event', /one of opened, searched/],
-      [{ attemptId, event: 'failed' }, 'reason', /error code/],
+      [{ attemptId, event: 'failed' }, 'reason', /required on error and failed/],
       [{ attemptId, event: 'error', reason: 'wrong password for jo@example.com' }, 'reason', /error code/],
       [
         { attemptId, event: 'opened', reason: 'NETWORK_ERROR' },

@@ -89,7 +89,7 @@ const bankBars = (row, most) =>
           { class: 'bar' },
           ENDS.map(([end, , className]) => segment(className, row[end] / most)),
         ),
-        h('span', {}, `Connected: ${row.connected}`),
+        h('span', {}, `Connected: ${row.connected} of ${row.opened}`),
       ),
     ),
   );

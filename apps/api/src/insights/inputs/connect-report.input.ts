@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsUUID, Matches, ValidateBy, ValidateIf } from 'class-validator';
+import { IsDefined, IsIn, IsOptional, IsUUID, Matches, ValidateBy, ValidateIf } from 'class-validator';
 import {
   CONNECT_EVENTS,
   CONNECT_EVENTS_WITH_REASON,
@@ -60,6 +60,9 @@ export class ConnectReportInput {
       validate: (_value: unknown, args) => needsReason((args?.object as ConnectReportInput).event),
       defaultMessage: () => `reason is only for the events ${CONNECT_EVENTS_WITH_REASON.join(' and ')}`,
     },
+  })
+  @IsDefined({
+    message: `reason is required on ${CONNECT_EVENTS_WITH_REASON.join(' and ')}: the error's code`,
   })
   @Matches(CONNECT_REASON, { message: 'reason must be an error code: capitals, digits and _, at most 64' })
   reason?: string;
