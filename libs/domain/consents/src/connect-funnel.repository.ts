@@ -90,8 +90,9 @@ const ERROR_ROW = row({
   day: 'string?',
   institutionId: 'string?',
   total: 'boolean',
-  step: 'string',
-  reason: 'string',
+  // Only attempts with an error are read, and an error always has its step.
+  step: 'string!',
+  reason: 'string!',
   attempts: 'number',
 });
 
