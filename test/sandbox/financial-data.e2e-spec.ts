@@ -769,6 +769,11 @@ describe('sandbox: financial data', () => {
       resetsAt: new Date(midnight).toISOString(),
     });
     expect(shown.get(savings.id)).toMatchObject({ count: 1, limit: 2 });
+    // The counts started again by the control API: the same day, the allowance whole again.
+    expect((await http.admin('DELETE', '/unattended-reads')).body.data).toEqual({ cleared: 2 });
+    expect((await counted()).get(current.id)).toMatchObject({ count: 0, limit: 2 });
+    for (let i = 0; i < 2; i += 1) expect((await read(current.id)).status).toBe(200);
+    expect((await read(current.id)).status).toBe(429);
     // The next day on the sandbox's clock: a new allowance. Lifted (null): no limit, still counted.
     await http.admin('POST', '/clock/advance', { days: 1 });
     expect((await read(current.id)).status).toBe(200);

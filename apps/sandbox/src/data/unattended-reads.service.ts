@@ -68,6 +68,13 @@ export class UnattendedReadsService {
     this.counts.set(accountId, reads.count + 1);
   }
 
+  /** Starts every account's count for the day again; answers how many accounts had one. */
+  clear(): number {
+    const counted = this.counts.size;
+    this.counts = new Map();
+    return counted;
+  }
+
   /** The account's count today, its institution's allowance and when the count starts again. */
   of(accountId: string, institutionId: string): UnattendedReads {
     const nowMs = this.clock.nowMs();
