@@ -12,6 +12,7 @@ import {
   SandboxHttp,
   type Stack,
   tuned,
+  uniqueName,
   upstreamConsentId,
   USER_PRESENT,
   useStack,
@@ -181,6 +182,36 @@ describe("the bank's daily allowance of reads without the user", () => {
     );
     expect(await atBank()).toEqual({ count: 4, limit: 4 });
     expect((await syncOf()).dailyLimitUntil).toBeNull();
+  });
+
+  it('reads the bank for the user who finishes the embedded flow, and without them otherwise', async () => {
+    await awayFromMidnight();
+    const sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
+    const tenant = await onboard(stack);
+    /** A new customer connects the embedded bank: credentials, SCA method, code; `headers` on each step. */
+    const connectEmbedded = async (headers: Record<string, string>) => {
+      const user = dataOf<{ id: string }>(
+        await tenant.client.post('/v1/users', { reference: uniqueName('embedded') }),
+        201,
+      );
+      const body = { institutionId: 'sandbox-embedded', credentials: { id: 'psu-1', password: 'secret' } };
+      const started = dataOf<{ id: string }>(
+        await tenant.client.post(`/v1/users/${user.id}/consents/embedded`, body, { headers }),
+        201,
+      );
+      const step = (path: string, answer: object) =>
+        tenant.client.post(`/v1/consents/${started.id}/${path}`, answer, { headers });
+      dataOf(await step('sca-method', { scaMethodId: 'sbx-push-otp' }), 200);
+      dataOf(await step('sca-code', { code: '123456' }), 202);
+      const [account] = await accountsWhenSynced(tenant.client, user.id);
+      return {
+        used: account.sync.unattendedReads.used,
+        atBank: await bankCount(sandbox, stack, started.id, account.upstreamAccountId),
+      };
+    };
+    // The user's address on the steps (a backend's psu-ip-address; a user session's own): their first syncs.
+    expect(await connectEmbedded(USER_PRESENT)).toEqual({ used: 0, atBank: { count: 0, limit: 4 } });
+    expect(await connectEmbedded({})).toEqual({ used: 1, atBank: { count: 1, limit: 4 } });
   });
 
   it("takes the operator's word on a bank's allowance, at once, and refuses what it cannot keep", async () => {

@@ -37,10 +37,13 @@ export interface JobCatalogue {
     payload: Record<string, never>;
     result: { events: number; inbound: number; transactionRemovals: number };
   };
-  /** Embedded flow: after the SCA code, polls the upstream until the consent is authorised or finally failed. */
+  /**
+   * Embedded flow: after the SCA code, polls the upstream until the consent is authorised or finally failed.
+   * `userAddress`: the user who sent the code (held for the poll's two minutes), for whom the first syncs read.
+   */
   'consents.poll-embedded': {
     queue: typeof QueueName.Consents;
-    payload: { merchantId: string; consentId: string };
+    payload: { merchantId: string; consentId: string; userAddress?: string };
     result: { status: string };
   };
   /** Warns of and re-authorises consents near their expiry, and expires those past it (on a schedule). */

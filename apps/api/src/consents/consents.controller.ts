@@ -39,6 +39,8 @@ import { ReauthorisationOutput } from './outputs/reauthorisation.output.js';
 /** The history's cursor: the number of the last change served (below 10^18, so always a bigint). */
 const CHANGE_NUMBER = /^[1-9][0-9]{0,17}$/;
 
+const USER_PRESENT =
+  ' With the user present (`psu-ip-address`, or a user session), a consent this step authorises has its first syncs read the bank for them: not from its daily allowance of reads without the user.';
 const WRONG_STEP = 'CONFLICT: the consent is not in the status this step needs (or not of this flow)';
 const NOT_USABLE =
   'CONSENT_NOT_AUTHORISED (the consent has ended: revoked, expired, rejected or failed; the message and `details` name the way back, a new consent for the same institution through POST /v1/users/{userId}/consents, to which the accounts carry over; or no token is held yet), CONFLICT (an embedded-flow consent) or CONSENT_EXPIRED (the bank no longer honours it)';
@@ -105,35 +107,38 @@ export class ConsentsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Embedded flow: choose the SCA method',
-    description: 'Needs AWAITING_SCA_METHOD; answers the new status (normally AWAITING_SCA_CODE).',
+    description: `Needs AWAITING_SCA_METHOD; answers the new status (normally AWAITING_SCA_CODE).${USER_PRESENT}`,
   })
   @ApiAnswer(200, ConsentStatusOutput)
   @ApiInvalid('VALIDATION_FAILED (also: an unknown method)')
   @ApiUpstreamErrors(WRONG_STEP)
+  @ApiPsuHeaders()
   async selectScaMethod(
     @IdParam('consentId') consentId: string,
     @Body() body: SelectScaMethodInput,
     @Tenant() caller: TenantCaller,
+    @Psu() psu: PsuInput,
   ) {
-    return envelope(await this.embedded.selectScaMethod(caller, consentId, body.scaMethodId));
+    return envelope(await this.embedded.selectScaMethod(caller, consentId, body.scaMethodId, psu.ipAddress));
   }
 
   @Post('consents/:consentId/sca-code')
   @HttpCode(202)
   @ApiOperation({
     summary: 'Embedded flow: submit the SCA code',
-    description:
-      'Needs AWAITING_SCA_CODE. The code goes straight to the upstream (never stored or logged). 202: the BFF then polls the bank (up to 2 minutes) until the consent is AUTHORIZED (token and accounts stored) or finally fails; read GET /v1/consents/{consentId}. A wrong code is 400; the bank fails the consent after three.',
+    description: `Needs AWAITING_SCA_CODE. The code goes straight to the upstream (never stored or logged). 202: the BFF then polls the bank (up to 2 minutes) until the consent is AUTHORIZED (token and accounts stored) or finally fails; read GET /v1/consents/{consentId}. A wrong code is 400; the bank fails the consent after three.${USER_PRESENT}`,
   })
   @ApiAnswer(202, ConsentStatusOutput)
   @ApiInvalid('VALIDATION_FAILED (also: a wrong code)')
   @ApiUpstreamErrors(WRONG_STEP)
+  @ApiPsuHeaders()
   async submitScaCode(
     @IdParam('consentId') consentId: string,
     @Body() body: SubmitScaCodeInput,
     @Tenant() caller: TenantCaller,
+    @Psu() psu: PsuInput,
   ) {
-    return envelope(await this.embedded.submitScaCode(caller, consentId, body.code));
+    return envelope(await this.embedded.submitScaCode(caller, consentId, body.code, psu.ipAddress));
   }
 
   @Post('consents/:consentId/reauthorise')

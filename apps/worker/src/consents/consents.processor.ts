@@ -7,7 +7,7 @@ import {
   ConsentExpiryScanService,
   ConsentReconciliationService,
   ConsentSettleService,
-  EmbeddedConsentsService,
+  EmbeddedConsentPollService,
 } from '#libs/domain/consents';
 import { DomainError, ErrorCode } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
@@ -21,7 +21,13 @@ export class ConsentsProcessor extends JobProcessor<typeof QueueName.Consents> {
     'consents.poll-embedded': async (job) => {
       try {
         // The job's creation starts the deadline, so a retried attempt does not extend it.
-        return await this.consents.pollEmbedded(tenantOfRecord(job.data), job.data.consentId, job.timestamp);
+        const { consentId, userAddress } = job.data;
+        return await this.embedded.pollEmbedded(
+          tenantOfRecord(job.data),
+          consentId,
+          job.timestamp,
+          userAddress,
+        );
       } catch (error) {
         // A consent that is gone (erased user, wrong payload) will not come back by retrying.
         if (error instanceof DomainError && error.code === ErrorCode.NOT_FOUND) {
@@ -38,7 +44,7 @@ export class ConsentsProcessor extends JobProcessor<typeof QueueName.Consents> {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(LOGGER) logger: AppLogger,
-    private readonly consents: EmbeddedConsentsService,
+    private readonly embedded: EmbeddedConsentPollService,
     private readonly expiryScan: ConsentExpiryScanService,
     private readonly reconciliation: ConsentReconciliationService,
     private readonly settle: ConsentSettleService,

@@ -25,6 +25,8 @@ import { ConsentStatsRepository } from './consent-stats.repository.js';
 import { ConsentStatusHistoryRepository } from './consent-status-history.repository.js';
 import { ConsentTokenVault } from './consent-token.vault.js';
 import { ConsentsService } from './consents.service.js';
+import { EmbeddedConsentEndings } from './embedded-consent-endings.js';
+import { EmbeddedConsentPollService } from './embedded-consent-poll.service.js';
 import { EmbeddedConsentsService } from './embedded-consents.service.js';
 import { HostedConsentsService } from './hosted-consents.service.js';
 import { RedirectConsentsService } from './redirect-consents.service.js';
@@ -49,6 +51,8 @@ import { UnreturnedConsentsService } from './unreturned-consents.service.js';
     RedirectConsentsService,
     ConsentCallbackService,
     EmbeddedConsentsService,
+    EmbeddedConsentEndings,
+    EmbeddedConsentPollService,
     HostedConsentsService,
     ConsentRenewalService,
     ConsentBankAnswerService,
@@ -67,6 +71,7 @@ import { UnreturnedConsentsService } from './unreturned-consents.service.js';
     ConnectFunnelService,
   ],
   exports: [
+    EmbeddedConsentPollService,
     ConsentConversionRepository,
     ConsentConversionService,
     ConnectFunnelService,

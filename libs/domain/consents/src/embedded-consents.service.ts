@@ -1,4 +1,3 @@
-import { setTimeout as wait } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { assertActsFor, describeWork, type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
 import { InstitutionsService } from '#libs/domain/institutions';
@@ -24,13 +23,12 @@ import {
   embeddedView,
   isFinalFailure,
 } from './embedded-consent.views.js';
-
-/** How long the bank may take after the SCA code, and how often we ask meanwhile. */
-export const EMBEDDED_POLL = { deadlineMs: 120_000, firstDelayMs: 500, maxDelayMs: 5_000 };
+import { EmbeddedConsentEndings } from './embedded-consent-endings.js';
 
 /**
- * The embedded flow: the user's bank credentials go straight upstream, the SCA method and code follow,
- * and once the bank has the code the worker polls the upstream until the consent is authorised or fails.
+ * The embedded flow's steps, as the user makes them: their bank credentials go straight upstream, the SCA
+ * method and code follow; once the bank has the code the worker polls for its decision
+ * (EmbeddedConsentPollService).
  */
 @Injectable()
 export class EmbeddedConsentsService {
@@ -40,6 +38,7 @@ export class EmbeddedConsentsService {
     private readonly consents: ConsentRepository,
     private readonly state: ConsentStateRepository,
     private readonly authoriser: ConsentAuthoriserService,
+    private readonly endings: EmbeddedConsentEndings,
     private readonly jobs: JobProducerService,
     private readonly institutions: InstitutionsService,
   ) {}
@@ -100,7 +99,7 @@ export class EmbeddedConsentsService {
       transactionsTo: null,
       flow: 'EMBEDDED',
     });
-    const status = await this.afterStep(tenant, consent, created, subApplication);
+    const status = await this.afterStep(tenant, consent, created, subApplication, psu.ipAddress);
     return embeddedView(consent, created, status, expiry);
   }
 
@@ -108,70 +107,21 @@ export class EmbeddedConsentsService {
     caller: TenantCaller,
     consentId: string,
     scaMethodId: string,
+    userAddress?: string,
   ): Promise<{ id: string; status: string }> {
     const consent = await this.embeddedConsent(caller, consentId, ConsentStatus.AwaitingScaMethod);
-    return this.step(tenantOf(caller), consent, { selectedScaMethod: { id: scaMethodId } }, 'scaMethodId');
+    const update = { selectedScaMethod: { id: scaMethodId } };
+    return this.step(tenantOf(caller), consent, update, 'scaMethodId', userAddress);
   }
 
   async submitScaCode(
     caller: TenantCaller,
     consentId: string,
     code: string,
+    userAddress?: string,
   ): Promise<{ id: string; status: string }> {
     const consent = await this.embeddedConsent(caller, consentId, ConsentStatus.AwaitingScaCode);
-    return this.step(tenantOf(caller), consent, { scaCode: code }, 'code');
-  }
-
-  /**
-   * The worker's poll after the SCA code: asks the upstream until the consent is authorised (then stores
-   * it like the redirect callback does) or finally failed (then marks it), within a deadline counted from
-   * `startedAt` (the job's creation, so a retried job does not start the clock again). Safe to run twice:
-   * a consent that is no longer awaiting is left alone.
-   */
-  async pollEmbedded(
-    merchantId: MerchantId,
-    consentId: string,
-    startedAt: number,
-    options = EMBEDDED_POLL,
-  ): Promise<{ status: string }> {
-    const consent = await this.consents.findOne(merchantId, consentId);
-    if (!consent) throw consentNotFound();
-    describeWork({ merchantId, institutionId: consent.institutionId, consentId });
-    if (consent.flow !== 'EMBEDDED' || consent.status !== ConsentStatus.AwaitingAuthorisation) {
-      return { status: consent.status };
-    }
-    const subApplication = await this.consents.subApplicationOf(merchantId);
-    const deadline = startedAt + options.deadlineMs;
-    let delay = options.firstDelayMs;
-    for (;;) {
-      const upstream = (
-        await this.upstream.consents.get(consent.upstreamConsentId, {
-          subApplication,
-          institutionId: consent.institutionId,
-          deadlineMs: Math.max(1_000, deadline - Date.now()),
-        })
-      ).data;
-      if (upstream.status === ConsentStatus.Authorised) {
-        const stored = await this.authoriser.store(merchantId, consent, upstream, subApplication);
-        return { status: stored.applied ? ConsentStatus.Authorised : (stored.found ?? 'GONE') };
-      }
-      if (isFinalFailure(upstream.status)) {
-        await this.endedByBank(merchantId, consent, upstream.status);
-        return { status: upstream.status };
-      }
-      if (Date.now() + delay > deadline) {
-        await this.fail(
-          merchantId,
-          consent,
-          ConsentStatus.Failed,
-          'EMBEDDED_TIMEOUT',
-          `Not authorised within ${options.deadlineMs / 1000} s of the SCA code`,
-        );
-        return { status: ConsentStatus.Failed };
-      }
-      await wait(delay);
-      delay = Math.min(options.maxDelayMs, delay * 2);
-    }
+    return this.step(tenantOf(caller), consent, { scaCode: code }, 'code', userAddress);
   }
 
   private async embeddedConsent(caller: TenantCaller, consentId: string, expected: ConsentStatus) {
@@ -188,6 +138,7 @@ export class EmbeddedConsentsService {
     consent: StoredConsent,
     update: { selectedScaMethod: { id: string } } | { scaCode: string },
     field: string,
+    userAddress: string | undefined,
   ): Promise<{ id: string; status: string }> {
     describeWork({ merchantId, institutionId: consent.institutionId, consentId: consent.id });
     const subApplication = await this.consents.subApplicationOf(merchantId);
@@ -204,7 +155,8 @@ export class EmbeddedConsentsService {
       await this.syncFinalFailure(merchantId, consent, subApplication);
       throw mapUpstreamFailure(error, { field });
     }
-    return { id: consent.id, status: await this.afterStep(merchantId, consent, answer, subApplication) };
+    const status = await this.afterStep(merchantId, consent, answer, subApplication, userAddress);
+    return { id: consent.id, status };
   }
 
   /** After a refused step: the bank may have given up (three wrong codes), which the merchant must see. */
@@ -217,27 +169,31 @@ export class EmbeddedConsentsService {
         })
       ).data;
       if (isFinalFailure(status)) {
-        await this.endedByBank(merchantId, consent, status);
+        await this.endings.endedByBank(merchantId, consent, status);
       }
     } catch {
       // Best effort: the step's own failure is what the caller is told about.
     }
   }
 
-  /** Records the upstream's new status; once the bank has the code, the worker polls for the outcome. */
+  /**
+   * Records the upstream's new status; once the bank has the code, the worker polls for the outcome.
+   * `userAddress`: the user making the step, there to have the first syncs read for them.
+   */
   private async afterStep(
     merchantId: MerchantId,
     consent: StoredConsent,
     answer: AuthorisationResponse,
     subApplication: string | undefined,
+    userAddress: string | undefined,
   ): Promise<string> {
     const status = parseConsentStatus(answer.status) ?? (consent.status as ConsentStatus);
     if (status === ConsentStatus.Authorised && answer.consentToken) {
-      const stored = await this.authoriser.store(merchantId, consent, answer, subApplication);
+      const stored = await this.authoriser.store(merchantId, consent, answer, subApplication, userAddress);
       return stored.applied ? status : (stored.found ?? consent.status);
     }
     if (isFinalFailure(status)) {
-      await this.endedByBank(merchantId, consent, status);
+      await this.endings.endedByBank(merchantId, consent, status);
       return status;
     }
     if (status !== consent.status) {
@@ -262,35 +218,9 @@ export class EmbeddedConsentsService {
       await this.jobs.enqueue('consents.poll-embedded', {
         merchantId: consent.merchantId,
         consentId: consent.id,
+        ...(userAddress ? { userAddress } : {}),
       });
     }
     return status;
-  }
-
-  /** The bank ended the authorisation (rejected, failed, expired): the consent fails with its word. */
-  private endedByBank(merchantId: MerchantId, consent: StoredConsent, status: ConsentStatus) {
-    return this.fail(
-      merchantId,
-      consent,
-      status,
-      `EMBEDDED_${status}`,
-      'The institution ended the authorisation',
-    );
-  }
-
-  private async fail(
-    merchantId: MerchantId,
-    consent: StoredConsent,
-    status: ConsentStatus,
-    code: string,
-    message: string,
-  ) {
-    const result = await this.state.markFailed(merchantId, consent.id, status, code, message);
-    if (!result.applied) {
-      this.logger.warn(
-        { consentId: consent.id, found: result.found, status },
-        'embedded consent: not marked',
-      );
-    }
   }
 }

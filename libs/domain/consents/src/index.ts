@@ -23,6 +23,7 @@ export * from './consent.repository.js';
 export * from './consents.module.js';
 export * from './consents.service.js';
 export * from './embedded-consent.views.js';
+export * from './embedded-consent-poll.service.js';
 export * from './embedded-consents.service.js';
 export * from './hosted-consents.service.js';
 export * from './consent-callback.service.js';

@@ -353,7 +353,7 @@ export interface paths {
         put?: never;
         /**
          * Embedded flow: choose the SCA method
-         * @description Needs AWAITING_SCA_METHOD; answers the new status (normally AWAITING_SCA_CODE).
+         * @description Needs AWAITING_SCA_METHOD; answers the new status (normally AWAITING_SCA_CODE). With the user present (`psu-ip-address`, or a user session), a consent this step authorises has its first syncs read the bank for them: not from its daily allowance of reads without the user.
          */
         post: operations["selectScaMethod"];
         delete?: never;
@@ -373,7 +373,7 @@ export interface paths {
         put?: never;
         /**
          * Embedded flow: submit the SCA code
-         * @description Needs AWAITING_SCA_CODE. The code goes straight to the upstream (never stored or logged). 202: the BFF then polls the bank (up to 2 minutes) until the consent is AUTHORIZED (token and accounts stored) or finally fails; read GET /v1/consents/{consentId}. A wrong code is 400; the bank fails the consent after three.
+         * @description Needs AWAITING_SCA_CODE. The code goes straight to the upstream (never stored or logged). 202: the BFF then polls the bank (up to 2 minutes) until the consent is AUTHORIZED (token and accounts stored) or finally fails; read GET /v1/consents/{consentId}. A wrong code is 400; the bank fails the consent after three. With the user present (`psu-ip-address`, or a user session), a consent this step authorises has its first syncs read the bank for them: not from its daily allowance of reads without the user.
          */
         post: operations["submitScaCode"];
         delete?: never;
@@ -6410,7 +6410,14 @@ export interface operations {
     selectScaMethod: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The user's login id at the bank, for a bank that requires it (its `psuHeaders`, GET /v1/institutions). Missing where the bank requires it to connect or pay: 400 naming it, before the bank is asked. */
+                "psu-id"?: string;
+                /** @description The business's login id at the bank, for a bank whose `psuHeaders` name it. */
+                "psu-corporate-id"?: string;
+                /** @description The end user's IP address, when a merchant backend calls for a bank whose `psuHeaders` name it. A user session's own address is taken instead (through the proxies `API_TRUST_PROXY` trusts). */
+                "psu-ip-address"?: string;
+            };
             path: {
                 consentId: string;
             };
@@ -6558,7 +6565,14 @@ export interface operations {
     submitScaCode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The user's login id at the bank, for a bank that requires it (its `psuHeaders`, GET /v1/institutions). Missing where the bank requires it to connect or pay: 400 naming it, before the bank is asked. */
+                "psu-id"?: string;
+                /** @description The business's login id at the bank, for a bank whose `psuHeaders` name it. */
+                "psu-corporate-id"?: string;
+                /** @description The end user's IP address, when a merchant backend calls for a bank whose `psuHeaders` name it. A user session's own address is taken instead (through the proxies `API_TRUST_PROXY` trusts). */
+                "psu-ip-address"?: string;
+            };
             path: {
                 consentId: string;
             };
