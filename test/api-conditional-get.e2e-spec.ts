@@ -19,10 +19,10 @@ const withoutTracingId = (response: ApiResponse) =>
   JSON.stringify({ ...response.body, meta: { ...response.body.meta, tracingId: undefined } });
 
 /** An answer's headers but the clock's and the rate limit's count, which each request moves on. */
+/** What an answer's headers say apart from the moment it was sent (its date, the rate window's count and reset). */
+const MOMENTARY = new Set(['date', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
 const headersOf = (response: ApiResponse) =>
-  Object.fromEntries(
-    [...response.headers].filter(([name]) => name !== 'date' && name !== 'x-ratelimit-remaining'),
-  );
+  Object.fromEntries([...response.headers].filter(([name]) => !MOMENTARY.has(name)));
 
 /**
  * The hot reads answer conditional GETs: a strong ETag over everything but `meta.tracingId`, `Cache-Control:
