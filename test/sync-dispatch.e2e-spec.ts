@@ -10,6 +10,7 @@ import {
   createDueAccounts,
   createMerchant,
   createUser,
+  eventually,
   type Stack,
   tuned,
   useStack,
@@ -48,6 +49,12 @@ describe('sync dispatcher: due accounts in batches, one job per account however 
   });
 
   it('enqueues every due account of authorised consents once, and nothing on a repeat', async () => {
+    // The deployment's own dispatch (its hourly schedule, fired at the turn of an hour) must not open the
+    // runs first: its schedule goes, and any dispatch already running is let finish.
+    await queue.removeJobScheduler('sync.dispatch');
+    await eventually('no dispatch running', async () =>
+      (await queue.getActiveCount()) === 0 ? true : undefined,
+    );
     const merchant = await createMerchant(api);
     const user = await createUser(api.app.get(UserRepository), merchant.merchant.id);
     const consent = await createConsentRow(prisma, user);
