@@ -14,6 +14,13 @@ import {
   useStack,
 } from './kit/index.js';
 
+/**
+ * How long an account may take to sync through these faults: a run's attempts back off 2, 4, 8, 16, 32 s,
+ * so five failed attempts in a row (rare, likelier on a loaded machine, where the 500 ms client timeout is
+ * met by slow answers too) take over a minute before the sixth; this bound covers them and the runs.
+ */
+const FAULTY_SYNC_MS = 150_000;
+
 /** Transaction pages and balances only: the consent flow itself stays clean. */
 const SYNC_READS = String.raw`/^\/accounts\/[^/]+\/(transactions|balances)$/`;
 
@@ -45,7 +52,8 @@ describe('sync under injected upstream faults', () => {
     const consents = await connectedUsers(stack, tenant, 3);
     const users = [...consents.keys()];
     const synced = new Map<string, Awaited<ReturnType<typeof accountsWhenSynced>>>();
-    for (const userId of users) synced.set(userId, await accountsWhenSynced(tenant.client, userId));
+    for (const userId of users)
+      synced.set(userId, await accountsWhenSynced(tenant.client, userId, FAULTY_SYNC_MS));
     const faults = await sandbox.admin<{ data: { hits: number }[] }>('GET', '/faults');
     // Every kind of fault was really served; then they stop, so that the check below reads the upstream.
     for (const rule of faults.body.data) expect(rule.hits).toBeGreaterThan(0);
@@ -65,7 +73,7 @@ describe('sync under injected upstream faults', () => {
         where: { merchantId: tenant.merchant.merchant.id, status: { in: ['QUEUED', 'RUNNING'] } },
       }),
     ).toBe(0);
-  }, 180_000);
+  }, 240_000);
 
   it('retries a side call refused while the pages landed, instead of failing the attempt that did the work', async () => {
     const [userId] = (await connectedUsers(stack, tenant, 0)).keys();

@@ -5,7 +5,7 @@ import { ConsentTokenVault } from '#libs/domain/consents';
 import { AccountSyncService, type SyncOutcome } from '#libs/domain/sync';
 import { SyncRunRepository } from '#libs/domain/sync-runs';
 import { UserRepository } from '#libs/domain/users';
-import { eventually } from '#libs/testing';
+import { eventually, WAIT } from '#libs/testing';
 import type { ApiClient, ApiResponse } from './api-client.js';
 import type { Stack, Tenant } from './api-kit.js';
 import { connectBank } from './bank-consents.js';
@@ -28,14 +28,22 @@ export interface SyncedAccount {
 }
 
 /** The consent's accounts once every one of them has finished a sync (synced or failed). */
-export async function accountsWhenSynced(client: ApiClient, userId: string): Promise<SyncedAccount[]> {
-  return eventually('every account synced', async () => {
-    const response = await client.get<{ data: SyncedAccount[] }>(`/v1/users/${userId}/accounts`);
-    const accounts = response.body.data;
-    return accounts.length > 0 && accounts.every((a) => a.sync.status === 'synced' && a.sync.lastSyncedAt)
-      ? accounts
-      : undefined;
-  });
+export async function accountsWhenSynced(
+  client: ApiClient,
+  userId: string,
+  within: number = WAIT.work,
+): Promise<SyncedAccount[]> {
+  return eventually(
+    'every account synced',
+    async () => {
+      const response = await client.get<{ data: SyncedAccount[] }>(`/v1/users/${userId}/accounts`);
+      const accounts = response.body.data;
+      return accounts.length > 0 && accounts.every((a) => a.sync.status === 'synced' && a.sync.lastSyncedAt)
+        ? accounts
+        : undefined;
+    },
+    within,
+  );
 }
 
 /** A sync run once it ended. */
