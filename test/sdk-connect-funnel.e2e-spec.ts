@@ -1,14 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ImportMap, registerSdkAssets } from '../apps/demo-merchant/src/sdk-assets.js';
 import { launchBrowser, untilShown } from './kit/browser-kit.js';
 import { send, type Stack, uniqueName, WAIT } from './kit/index.js';
 import { SandboxHttp } from './kit/sandbox-http.js';
-import { startSdkShop } from './kit/sdk-shop.js';
+import { buildSdkForPages, startSdkShop } from './kit/sdk-shop.js';
 
 /** A shop's page with a `<bff-connect>` for the user of the moment; it keeps the element's events. */
 const shopPage = (importMap: ImportMap, bff: string, userId: string) => `<!doctype html>
@@ -86,14 +83,7 @@ describe('the connect funnel: <bff-connect> in Chromium, every way out, against 
   const closers: (() => Promise<unknown>)[] = [];
 
   beforeAll(async () => {
-    sdkDist = mkdtempSync(join(tmpdir(), 'bff-sdk-'));
-    execFileSync(process.execPath, [
-      join(process.cwd(), 'node_modules', 'typescript', 'bin', 'tsc'),
-      '-p',
-      'libs/merchant-sdk/tsconfig.json',
-      '--outDir',
-      sdkDist,
-    ]);
+    sdkDist = buildSdkForPages();
     const shop = await startSdkShop('sdk-connect-funnel', () => userId);
     stack = shop.stack;
     closers.push(

@@ -1,14 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ImportMap, registerSdkAssets } from '../apps/demo-merchant/src/sdk-assets.js';
 import { launchBrowser, screenshot, untilShown } from './kit/browser-kit.js';
 import { send, sessionToken, type Stack, uniqueName, WAIT } from './kit/index.js';
-import { startSdkShop } from './kit/sdk-shop.js';
+import { buildSdkForPages, startSdkShop } from './kit/sdk-shop.js';
 
 /** An event the test page saw reach `document` (so it bubbled out of the shadow root, composed). */
 interface SeenEvent {
@@ -116,15 +113,7 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
   let userId = '';
 
   beforeAll(async () => {
-    // The SDK as `npm run sdk:build` makes it, built for this run only (dist/ may be rebuilt meanwhile).
-    sdkDist = mkdtempSync(join(tmpdir(), 'bff-sdk-'));
-    execFileSync(process.execPath, [
-      join(process.cwd(), 'node_modules', 'typescript', 'bin', 'tsc'),
-      '-p',
-      'libs/merchant-sdk/tsconfig.json',
-      '--outDir',
-      sdkDist,
-    ]);
+    sdkDist = buildSdkForPages();
     const started = await startSdkShop('sdk-connect', () => userId);
     stack = started.stack;
     bff = stack.api.url;

@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { send } from './api-client.js';
 import { type Stack, startStack } from './api-kit.js';
@@ -42,4 +46,20 @@ export async function startSdkShop(ownDatabase: string, userId: () => string): P
     return ((await response.json()) as { data: { token: string } }).data;
   });
   return { stack, url, server, merchant, listen: () => server.listen({ host: '127.0.0.1', port }) };
+}
+
+/**
+ * The SDK as `npm run sdk:build` makes it, built into a directory of its own for one test file (dist/ may be
+ * rebuilt meanwhile); the caller removes it.
+ */
+export function buildSdkForPages(): string {
+  const sdkDist = mkdtempSync(join(tmpdir(), 'bff-sdk-'));
+  execFileSync(process.execPath, [
+    join(process.cwd(), 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-p',
+    'libs/merchant-sdk/tsconfig.json',
+    '--outDir',
+    sdkDist,
+  ]);
+  return sdkDist;
 }
