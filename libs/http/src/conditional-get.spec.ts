@@ -30,6 +30,10 @@ describe('conditional GETs: the tag of an answer', () => {
             const parted = splitPartedAnswer(answer, id);
             expect(parted?.etag).toBe(whole);
             expect(splitAnswer(bytes, id)?.etag).toBe(whole);
+            // The same page served once, as text: the same bytes, the same tag.
+            const once = runInContext({ requestId: id }, () => envelopeBytes(records.join(','), { count }));
+            expect(once).toBe(text);
+            expect(splitAnswer(once, id)?.etag).toBe(whole);
             // What a kept answer keeps: the bytes around the id.
             const split = parted?.whole();
             expect(split && Buffer.concat([split.head, Buffer.from(id), split.tail]).equals(bytes)).toBe(
@@ -52,5 +56,6 @@ describe('conditional GETs: the tag of an answer', () => {
   it('is never given to an answer that is not an envelope with this request’s id', () => {
     expect(splitAnswer(Buffer.from('{"data":[],"meta":{"tracingId":"a"}}'), 'b')).toBeUndefined();
     expect(splitAnswer(Buffer.from('[]'), 'a')).toBeUndefined();
+    expect(splitAnswer('{"data":[],"meta":{"tracingId":"a"}}', 'b')).toBeUndefined();
   });
 });

@@ -35,8 +35,11 @@ export interface ConditionalRequest {
   conditional?: {
     /** The answer's ETag when it was served from kept bytes: nothing to hash. */
     etag?: string;
-    /** Called with each 200 this request serves, split and tagged, unless it came from kept bytes. */
-    served?: (answer: SplitAnswer) => void;
+    /**
+     * Called with each 200 this request serves, split and tagged, unless it came from kept bytes. The parts
+     * are views of what is being sent, or its text: to be copied by what keeps them.
+     */
+    served?: (answer: { head: Buffer | string; tail: Buffer | string; etag: string }) => void;
   };
 }
 
@@ -91,15 +94,19 @@ function keptState(kept: readonly Buffer[]): Hash {
   return known.state.copy();
 }
 
-/** Where the envelope's tracing id is in `bytes`: the bytes before and after it. */
-function aroundId(bytes: Buffer, requestId: string): { head: Buffer; tail: Buffer } | undefined {
-  const marker = `"meta":{"tracingId":"${requestId}"`;
-  const at = bytes.lastIndexOf(marker);
+const ID_OPENS = '"meta":{"tracingId":"';
+
+/** Where the envelope's tracing id is in `answer` (bytes or text): what comes before and after it. */
+function aroundId<A extends Buffer | string>(answer: A, requestId: string): { head: A; tail: A } | undefined {
+  const at = answer.lastIndexOf(`${ID_OPENS}${requestId}"`);
   if (at === -1) return undefined;
-  const idStart = at + marker.length - requestId.length - 1;
+  // The marker's opening is ASCII: as many bytes as characters.
+  const idStart = at + ID_OPENS.length;
+  if (typeof answer === 'string')
+    return { head: answer.slice(0, idStart) as A, tail: answer.slice(idStart + requestId.length) as A };
   return {
-    head: bytes.subarray(0, idStart),
-    tail: bytes.subarray(idStart + Buffer.byteLength(requestId)),
+    head: answer.subarray(0, idStart) as A,
+    tail: answer.subarray(idStart + Buffer.byteLength(requestId)) as A,
   };
 }
 
@@ -107,10 +114,13 @@ function aroundId(bytes: Buffer, requestId: string): { head: Buffer; tail: Buffe
  * `{"data":…,"meta":{"tracingId":"<id>",…},…}` split around the id. The envelope's `meta` opens with
  * `tracingId`, and nothing after `meta` (its fields, `links`) can hold the marker outside a string, so
  * the last marker is the envelope's. Undefined when the answer is not such an envelope: it then gets no
- * ETag (never a wrong one).
+ * ETag (never a wrong one). Text is hashed as its UTF-8, the bytes Node sends.
  */
-export function splitAnswer(bytes: Buffer, requestId: string): SplitAnswer | undefined {
-  const split = aroundId(bytes, requestId);
+export function splitAnswer<A extends Buffer | string>(
+  answer: A,
+  requestId: string,
+): { head: A; tail: A; etag: string } | undefined {
+  const split = aroundId(answer, requestId);
   return split && { ...split, etag: etagOf(split.head, split.tail) };
 }
 
@@ -213,7 +223,6 @@ export function registerConditionalGets(fastify: FastifyInstance): void {
       return done(null, payload);
     }
     let etag = request.conditional?.etag;
-    let body = payload;
     if (etag === undefined) {
       if (payload instanceof PartedAnswer) {
         const split = splitPartedAnswer(payload, String(request.id));
@@ -223,17 +232,17 @@ export function registerConditionalGets(fastify: FastifyInstance): void {
         if (request.conditional?.served) request.conditional.served(split.whole());
       } else {
         if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
-        // Encoded once, here: the bytes hashed are the bytes sent.
-        body = typeof payload === 'string' ? Buffer.from(payload) : payload;
-        const split = splitAnswer(body as Buffer, String(request.id));
-        if (!split) return done(null, body);
+        // Text stays text, hashed as the bytes Node writes: a buffer made of each answer only to hash and
+        // send it grows V8's external memory, which starts collections of the whole heap (StoredPage).
+        const split = splitAnswer(payload, String(request.id));
+        if (!split) return done(null, payload);
         etag = split.etag;
         request.conditional?.served?.(split);
       }
     }
     tag(reply, etag);
     // HEAD tells the same tag but is never a 304: Fastify's HEAD route sets the length of a body it drops.
-    if (head || noneMatch(request.headers['if-none-match'], etag)) return done(null, body);
+    if (head || noneMatch(request.headers['if-none-match'], etag)) return done(null, payload);
     // No body: Fastify then sends no Content-Length either.
     void reply.code(304).removeHeader('content-length');
     done(null, null);

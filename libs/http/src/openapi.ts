@@ -112,8 +112,8 @@ export interface Served<T> {
 
 declare const answer: unique symbol;
 
-/** `Served<T>` already written as JSON, in parts (see `envelopeBytes`). */
-export type ServedBytes<T> = PartedAnswer & { readonly [answer]: Served<T> };
+/** `Served<T>` already written as JSON, in parts or as one text (see `envelopeBytes`). */
+export type ServedBytes<T> = (PartedAnswer | string) & { readonly [answer]: Served<T> };
 
 type Handler<T> = (...args: never[]) => Served<T> | ServedBytes<T> | Promise<Served<T> | ServedBytes<T>>;
 
@@ -235,17 +235,34 @@ function afterItems(meta: Record<string, unknown>, links?: { next: string }): st
 }
 
 /**
- * The same envelope as `envelope`, as bytes around items that already are JSON (records stored in the
- * shape served), joined with commas and encoded: nothing is parsed only to be printed again, and the items
- * are sent as they are, never copied (a parted answer: a stored page is kept and served again). `T` names
- * what the records are, which the caller knows and the bytes cannot say: the route's `ApiAnswer` then
- * holds it to the documented model. Send it with {@link sendServedBytes}.
+ * The same envelope as `envelope`, around items that already are JSON (records stored in the shape
+ * served), joined with commas: nothing is parsed only to be printed again. Kept bytes (a stored page served
+ * again) are sent as they are, never copied (a parted answer); text is one text, written by Node as it is.
+ * `T` names what the records are, which the caller knows and the text cannot say: the route's `ApiAnswer`
+ * then holds it to the documented model. Send it with {@link sendServedBytes}.
  */
 export function envelopeBytes<T>(
   joinedItems: Buffer,
+  meta?: Record<string, unknown>,
+  links?: { next: string },
+): ServedBytes<T[]> & PartedAnswer;
+export function envelopeBytes<T>(
+  joinedItems: string,
+  meta?: Record<string, unknown>,
+  links?: { next: string },
+): ServedBytes<T[]> & string;
+export function envelopeBytes<T>(
+  joinedItems: Buffer | string,
+  meta?: Record<string, unknown>,
+  links?: { next: string },
+): ServedBytes<T[]>;
+export function envelopeBytes<T>(
+  joinedItems: Buffer | string,
   meta: Record<string, unknown> = {},
   links?: { next: string },
 ): ServedBytes<T[]> {
+  if (typeof joinedItems === 'string')
+    return `{"data":[${joinedItems}${afterItems(meta, links)}` as ServedBytes<T[]>;
   return new PartedAnswer([DATA_OPEN, joinedItems], Buffer.from(afterItems(meta, links))) as ServedBytes<T[]>;
 }
 

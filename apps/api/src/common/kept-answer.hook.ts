@@ -37,6 +37,9 @@ export function notKept(reply: FastifyReply): void {
   if (conditional) conditional.served = undefined;
 }
 
+const bytesOf = (part: Buffer | string): Buffer =>
+  typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(part);
+
 /**
  * A kept read's answer lives as the bytes it was served as (with its ETag), beside the rows it was made
  * from in the read cache, and is dropped with them when Postgres notifies a change of the merchant's.
@@ -65,8 +68,8 @@ export function registerKeptAnswers(fastify: FastifyInstance, cache: ReadCache):
           cache.keep(
             merchantId,
             key,
-            // Copies: the parts are views of the bytes being sent.
-            { head: Buffer.from(served.head), tail: Buffer.from(served.tail), etag: served.etag },
+            // Copies: the parts are views of the bytes being sent, or its text.
+            { head: bytesOf(served.head), tail: bytesOf(served.tail), etag: served.etag },
             stamp,
             account || undefined,
             served.head.length + served.tail.length,

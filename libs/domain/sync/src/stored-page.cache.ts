@@ -1,10 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 
-/** A page as the API serves it: the records' JSON joined (UTF-8), their count, and the next page's cursor. */
+/** A page as the API serves it: the records' JSON joined, their count, and the next page's cursor. */
 export interface StoredPage {
-  /** The records as served (servedJson), joined. */
-  recordsJson: Buffer;
+  /**
+   * The records as served (servedJson), joined: encoded once when the page is kept, and every later answer
+   * sends those bytes themselves; text when it is served once. A 100 KiB buffer made for one answer counts
+   * as V8's external memory, whose growth starts collections of the whole heap: with the cache off they
+   * were a third of a page's CPU (issue 82), and text is collected young.
+   */
+  recordsJson: Buffer | string;
   count: number;
   nextCursor: string | null;
 }
@@ -35,9 +40,17 @@ export class StoredPageCache {
     return page;
   }
 
-  set(key: string, page: StoredPage): void {
+  /** The page as kept (its records encoded) when it fits, else as it is. */
+  keep(key: string, page: StoredPage & { recordsJson: string }): StoredPage {
+    const size = Buffer.byteLength(page.recordsJson);
+    if (size > this.maxBytes / 8) return page;
+    const kept = { ...page, recordsJson: Buffer.from(page.recordsJson, 'utf8') };
+    this.set(key, kept);
+    return kept;
+  }
+
+  private set(key: string, page: StoredPage): void {
     const size = page.recordsJson.length;
-    if (size > this.maxBytes / 8) return;
     const old = this.pages.get(key);
     if (old) {
       this.pages.delete(key);

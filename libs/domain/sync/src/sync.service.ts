@@ -221,14 +221,12 @@ export class SyncService {
     );
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
-    const stored: StoredPage = {
-      // Served as read (servedJson: what we derive is never stored) and encoded once: every later answer
-      // from the cache sends these bytes themselves (envelopeBytes), never a copy.
-      recordsJson: Buffer.from(page.map((r) => servedJson(r.raw, r, r.whole)).join(','), 'utf8'),
+    // Served as read (servedJson: what we derive is never stored).
+    const stored = this.pages.keep(key, {
+      recordsJson: page.map((r) => servedJson(r.raw, r, r.whole)).join(','),
       count: page.length,
       nextCursor: rows.length > query.limit && last ? encodePosition(query.sort, last.date, last.id) : null,
-    };
-    this.pages.set(key, stored);
+    });
     return { ...stored, ...status };
   }
 }
