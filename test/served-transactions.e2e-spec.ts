@@ -6,7 +6,7 @@ import {
   dedupeKeyOf,
   SERVED_FIELDS,
   servedFields,
-  servedJson,
+  servedPageJson,
   servedTransaction,
   storedTransaction,
   UnusableTransactionError,
@@ -99,13 +99,18 @@ describe('stored and served transactions', () => {
         }
         expect(Object.keys(servedFields(storedTransaction(copy(tx)), fallbacks))).toEqual(SERVED_FIELDS);
         const { raw, whole, id } = await readBack(JSON.stringify(storedTransaction(copy(tx))), fallbacks.key);
-        expect(JSON.parse(servedJson(raw, fallbacks, whole))).toEqual(served);
+        // A page of it: served as its text when it carries every served field, else mapped.
+        const page = (text: string, mapped: boolean, at = 0) =>
+          JSON.parse(`[${servedPageJson(text, mapped ? [{ at, ...fallbacks }] : [])}]`) as unknown[];
+        expect(page(raw, !whole)).toEqual([served]);
         expect(id).toBe(served.id);
-        expect(JSON.parse(servedJson(raw, fallbacks, false))).toEqual(served);
+        expect(page(raw, true)).toEqual([served]);
+        // Between two others, mapped or not, it is still itself.
+        expect(page(`{"n":1},${raw},{"n":2}`, true, 1)).toEqual([{ n: 1 }, served, { n: 2 }]);
         // Stored before the split, in served form: served as it was.
         const before = await readBack(JSON.stringify(served), fallbacks.key);
         expect(before.whole).toBe(true);
-        expect(JSON.parse(servedJson(before.raw, fallbacks, before.whole))).toEqual(served);
+        expect(page(before.raw, false)).toEqual([served]);
         expect(served.id).toBe(typeof tx.id === 'string' && tx.id !== '' ? tx.id : fallbacks.key);
         for (const amount of [
           served.amount,
@@ -131,7 +136,7 @@ describe('stored and served transactions', () => {
 
 /*
  * A stored record is served as its stored text when it carries every served field, and mapped when it does
- * not (servedJson): a page mixing the two answers as the same page read whole, the same records, counts
+ * not (servedPageJson): a page mixing the two answers as the same page read whole, the same records, counts
  * and cursors, page after page.
  */
 describe('stored pages, whole and mapped', () => {

@@ -113,13 +113,22 @@ export function servedTransaction(record: StoredTransaction, fallbacks: ServedFa
   return served;
 }
 
+/** A record of a stored page that lacks a served field: where it is in the page, and its fallbacks. */
+export interface UnmappedRecord extends ServedFallbacks {
+  /** Its index in the page. */
+  at: number;
+}
+
 /**
- * A stored record's text (`transactions.raw`) as served, as JSON text: what a page is made of. `whole`:
- * the record carries each of SERVED_FIELDS itself, as a non-empty string (Postgres says so as it reads
- * the row, see carriesServedFields), so servedFields would change nothing and the text is served as it
- * is, unparsed: the stored page costs what it did when the served form was stored.
+ * A stored page's records (`transactions.raw` texts, joined with commas) as served, as JSON text. A record
+ * that carries each of SERVED_FIELDS itself, as a non-empty string (Postgres says so as it reads the page,
+ * see carriesServedFields), would not be changed by servedFields: a page of only such records is served
+ * as its text, unparsed, and costs what it did when the served form was stored. A page with `unmapped`
+ * records is parsed, those records mapped, and printed again.
  */
-export function servedJson(raw: string, fallbacks: ServedFallbacks, whole: boolean): string {
-  if (whole) return raw;
-  return JSON.stringify(servedTransaction(JSON.parse(raw) as StoredTransaction, fallbacks));
+export function servedPageJson(records: string, unmapped: readonly UnmappedRecord[]): string {
+  if (unmapped.length === 0) return records;
+  const page = JSON.parse(`[${records}]`) as StoredTransaction[];
+  for (const { at, ...fallbacks } of unmapped) servedTransaction(page[at], fallbacks);
+  return page.map((record) => JSON.stringify(record)).join(',');
 }

@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '#libs/config';
 /** A page as the API serves it: the records' JSON joined, their count, and the next page's cursor. */
 export interface StoredPage {
   /**
-   * The records as served (servedJson), joined: encoded once when the page is kept, and every later answer
+   * The records as served (servedPageJson), joined: encoded once when the page is kept, and every later answer
    * sends those bytes themselves; text when it is served once. A 100 KiB buffer made for one answer counts
    * as V8's external memory, whose growth starts collections of the whole heap: with the cache off they
    * were a third of a page's CPU (issue 82), and text is collected young.

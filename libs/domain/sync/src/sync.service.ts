@@ -3,7 +3,7 @@ import { type TenantCaller, tenantOf } from '#libs/context';
 import type { ReadSource } from '#libs/database';
 import { AccountRepository, allowanceView, storedAllowance } from '#libs/domain/accounts';
 import { ConsentRepository, transactionsNotCovered } from '#libs/domain/consents';
-import { servedJson } from '#libs/domain/financial-data';
+import { servedPageJson } from '#libs/domain/financial-data';
 import {
   type StoredSyncRun,
   SyncRequestsService,
@@ -206,7 +206,7 @@ export class SyncService {
     ]);
     const cached = this.pages.get(key);
     if (cached) return { ...cached, ...status };
-    const rows = await this.transactions.page(
+    const read = await this.transactions.page(
       tenantOf(caller),
       accountId,
       {
@@ -219,13 +219,13 @@ export class SyncService {
       },
       source,
     );
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    // Served as read (servedJson: what we derive is never stored).
     const stored = this.pages.keep(key, {
-      recordsJson: page.map((r) => servedJson(r.raw, r, r.whole)).join(','),
-      count: page.length,
-      nextCursor: rows.length > query.limit && last ? encodePosition(query.sort, last.date, last.id) : null,
+      recordsJson: servedPageJson(read.records ?? '', read.unmapped ?? []),
+      count: read.count,
+      nextCursor:
+        read.more && read.lastDate !== null && read.lastId !== null
+          ? encodePosition(query.sort, read.lastDate, read.lastId)
+          : null,
     });
     return { ...stored, ...status };
   }

@@ -1,22 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import type { MerchantId } from '#libs/context';
-import {
-  copyRows,
-  DatabasePool,
-  isoText,
-  queryOn,
-  ReadCache,
-  type ReadSource,
-  ReplicaReads,
-} from '#libs/database';
+import { copyRows, DatabasePool, queryOn, ReadCache, type ReadSource, ReplicaReads } from '#libs/database';
 import { servedId } from '#libs/domain/financial-data';
 import type { SyncWindow } from '#libs/domain/sync-runs';
 import {
   type AccountTransactionsState,
-  carriesServedFields,
   CHANGES_COPY,
   type PageCounts,
+  storedPageText,
   type StoredTransactionPage,
   TRANSACTION_SQL,
   TRANSACTIONS_COPY,
@@ -149,8 +141,8 @@ export class TransactionRepository {
   }
 
   /**
-   * One page of an account's stored transactions, keyset-paged on (date, id) in either direction, with one
-   * row more than asked to tell whether another page follows.
+   * One page of an account's stored transactions, keyset-paged on (date, id) in either direction, read as
+   * one row (STORED_PAGE_ROW), with one record more than asked to tell whether another page follows.
    */
   async page(
     merchantId: MerchantId,
@@ -164,8 +156,8 @@ export class TransactionRepository {
       limit: number;
     },
     source: ReadSource,
-  ): Promise<StoredTransactionPage['rows']> {
-    const [op, dir] = query.ascending ? ['>', 'ASC'] : ['<', 'DESC'];
+  ): Promise<StoredTransactionPage> {
+    const [op, dir] = query.ascending ? (['>', 'ASC'] as const) : (['<', 'DESC'] as const);
     // Only the conditions asked for, each shape its own prepared statement: a generic plan of
     // `$n IS NULL OR …` could not walk the (account_id, date, id) index and would sort every record.
     const values: unknown[] = [merchantId, accountId];
@@ -189,20 +181,13 @@ export class TransactionRepository {
         query.after.date,
         query.after.id,
       );
-    values.push(query.limit + 1);
-    // The page's rows are chosen on (date, id) alone and only then joined to their records: a plan that
-    // sorts (stale statistics right after a first sync) must not read every record's JSON to do it.
-    return this.reads.rowsFrom(source, {
+    values.push(query.limit);
+    const [page] = await this.reads.rowsFrom<StoredTransactionPage>(source, {
       name: `transactions.page-${shape.join('-')}`,
-      text: `SELECT t.id, ${isoText('t.date')} AS date, t.raw::text AS raw, t.dedupe_key AS key, t.currency,
-          ${carriesServedFields('t')} AS whole
-        FROM (SELECT id, date FROM transactions WHERE ${where.join(' AND ')}
-          ORDER BY date ${dir}, id ${dir} LIMIT $${values.length}) p
-        JOIN transactions t ON t.id = p.id
-        WHERE t.merchant_id = $1::uuid
-        ORDER BY p.date ${dir}, p.id ${dir}`,
+      text: storedPageText(where.join(' AND '), dir, `$${values.length}::int`),
       values,
     });
+    return page;
   }
 
   /**

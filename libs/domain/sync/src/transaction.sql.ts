@@ -1,5 +1,5 @@
-import { copyTarget, row, type RowOf, sqlStatement } from '#libs/database';
-import { SERVED_FIELDS } from '#libs/domain/financial-data';
+import { column, copyTarget, isoText, row, type RowOf, sqlStatement } from '#libs/database';
+import { SERVED_FIELDS, type UnmappedRecord } from '#libs/domain/financial-data';
 
 export interface PageCounts {
   inserted: number;
@@ -53,9 +53,9 @@ export const servedIdOf = (t: string) =>
   `CASE WHEN jsonb_typeof(${t}.raw->'id') = 'string' AND ${t}.raw->>'id' <> '' THEN ${t}.raw->>'id' ELSE ${t}.dedupe_key END`;
 
 /**
- * Whether a stored record carries every served field itself, each a non-empty string (servedJson's
- * `whole`): a page serves such a record's text as it is. One jsonb lookup per field, in Postgres. Never
- * null (a missing field's lookup is null): the row type says boolean.
+ * Whether a stored record carries every served field itself, each a non-empty string: a page serves such a
+ * record's text as it is, and maps the others (servedPageJson's `unmapped`). One jsonb lookup per field, in
+ * Postgres. Never null (a missing field's lookup is null).
  */
 export const carriesServedFields = (t: string) =>
   `coalesce(${SERVED_FIELDS.map((f) => `jsonb_typeof(${t}.raw->'${f}') = 'string' AND ${t}.raw->>'${f}' <> ''`).join(' AND ')}, false)`;
@@ -219,19 +219,44 @@ export const TRANSACTION_SQL = {
 };
 
 /**
- * A row of a stored page (TransactionRepository.page, whose statements are built per query): a record as
- * stored (`raw`, as JSON text), with what its served fields fall back to.
+ * A stored page as TransactionRepository.page reads it (its statements are built per query): one row, the
+ * page's records as their stored texts joined by Postgres, so a page of 100 is one value to the api, not
+ * 100 rows to parse; what the records lacking a served field fall back to; and where the page ends.
  */
 export const STORED_PAGE_ROW = row({
-  id: 'string',
-  date: 'string',
-  raw: 'string',
-  key: 'string',
-  currency: 'string',
-  /** The record carries every served field itself: it is served as its stored text. */
-  whole: 'boolean',
+  /** The records' stored texts (`raw`), in the page's order, joined with commas; null for no record. */
+  records: 'string?',
+  count: 'number',
+  /** Another page follows. */
+  more: 'boolean',
+  /** The page's last record, for the next page's cursor. */
+  lastDate: 'string?',
+  lastId: 'string?',
+  /** The records that do not carry every served field themselves (carriesServedFields); null for none. */
+  unmapped: column<UnmappedRecord[] | null>('json?'),
 });
 
-export interface StoredTransactionPage {
-  rows: RowOf<typeof STORED_PAGE_ROW>[];
+export type StoredTransactionPage = RowOf<typeof STORED_PAGE_ROW>;
+
+/**
+ * The statement of a page (STORED_PAGE_ROW) of the transactions `where` picks, in direction `dir`, `limit`
+ * records (a parameter). The page's rows are chosen on (date, id) alone and only then joined to their
+ * records: a plan that sorts (stale statistics right after a first sync) must not read every record's JSON
+ * to do it. They are numbered after the tenant's check, so a record's number is its place in the page.
+ */
+export function storedPageText(where: string, dir: 'ASC' | 'DESC', limit: string): string {
+  const inPage = `FILTER (WHERE r.n <= ${limit})`;
+  return `SELECT string_agg(r.raw, ',' ORDER BY r.n) ${inPage} AS records,
+      count(*) ${inPage}::int AS count, count(*) > ${limit} AS more,
+      (array_agg(r.date ORDER BY r.n DESC) ${inPage})[1] AS "lastDate",
+      (array_agg(r.id ORDER BY r.n DESC) ${inPage})[1] AS "lastId",
+      json_agg(json_build_object('at', r.n - 1, 'key', r.key, 'currency', r.currency) ORDER BY r.n)
+        FILTER (WHERE r.n <= ${limit} AND NOT r.whole) AS unmapped
+    FROM (SELECT t.id::text AS id, ${isoText('t.date')} AS date, t.raw::text AS raw, t.dedupe_key AS key,
+        t.currency, ${carriesServedFields('t')} AS whole,
+        row_number() OVER (ORDER BY p.date ${dir}, p.id ${dir}) AS n
+      FROM (SELECT id, date FROM transactions WHERE ${where}
+        ORDER BY date ${dir}, id ${dir} LIMIT ${limit} + 1) p
+      JOIN transactions t ON t.id = p.id
+      WHERE t.merchant_id = $1::uuid) r`;
 }
