@@ -42,8 +42,7 @@ export class StoredPageCache {
 
   /** The page as kept (its records encoded) when it fits, else as it is. */
   keep(key: string, page: StoredPage & { recordsJson: string }): StoredPage {
-    const size = Buffer.byteLength(page.recordsJson);
-    if (size > this.maxBytes / 8) return page;
+    if (this.maxBytes === 0 || Buffer.byteLength(page.recordsJson) > this.maxBytes / 8) return page;
     const kept = { ...page, recordsJson: Buffer.from(page.recordsJson, 'utf8') };
     this.set(key, kept);
     return kept;
