@@ -7,6 +7,7 @@ import {
   ApiClient,
   assertProperty,
   dataOf,
+  decideAtBank,
   type ErrorBody,
   onboard,
   propertyTimeout,
@@ -212,6 +213,39 @@ describe('insights: the connect funnel, from the reports of <bff-connect>', () =
     expect(
       (await stack.anonymous.post('/v1/connect-funnel/reports', { attemptId, event: 'opened' })).status,
     ).toBe(401);
+  });
+
+  it('files the return from the bank itself, when the merchant’s page never says it', async () => {
+    const merchant = await onboard(stack);
+    const apps = { apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url };
+    // Approved and denied at the bank, the component's reports stopping as the browser left for it.
+    for (const decision of ['approve', 'deny'] as const) {
+      const consent = dataOf<{ id: string; authorisationUrl: string }>(
+        await merchant.client.post(`/v1/users/${merchant.userId}/consents`, {
+          institutionId: 'sandbox-redirect',
+          redirectUrl: 'https://app.merchant.example/banks/done',
+        }),
+      );
+      const attemptId = randomUUID();
+      const bank = { institutionId: 'sandbox-redirect' };
+      for (const body of [
+        { attemptId, event: 'opened' },
+        { attemptId, event: 'chose', ...bank },
+        { attemptId, event: 'sentToBank', ...bank, consentId: consent.id },
+      ]) {
+        expect((await report(merchant.client, body)).status).toBe(204);
+      }
+      const back = await decideAtBank(apps, consent.authorisationUrl, decision);
+      expect(back.status).toBe(302);
+      // The component's own reports, when the page does load again, come second and change nothing.
+      const end = back.location.searchParams.get('status') === 'AUTHORIZED' ? 'connected' : 'declined';
+      for (const event of ['returned', end]) {
+        expect((await report(merchant.client, { consentId: consent.id, event })).status).toBe(204);
+      }
+    }
+    expect((await funnelOf(merchant.client)).institutions).toEqual([
+      expect.objectContaining({ sentToBank: 2, returned: 2, connected: 1, declined: 1, inProgress: 0 }),
+    ]);
   });
 
   it('counts an attempt with no end as abandoned once it has been quiet past the hour', async () => {

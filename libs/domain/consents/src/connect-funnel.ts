@@ -25,3 +25,13 @@ export const CONNECT_REASON = /^[A-Z][A-Z0-9_]{0,63}$/;
 
 export const isConnectEnd = (event: ConnectEvent): event is ConnectEnd =>
   (CONNECT_ENDS as readonly string[]).includes(event);
+
+/**
+ * How an attempt ends when its consent does, as `<bff-connect>` files it (its funnelEndOf of outcomeOf): the
+ * user said no at the bank (REJECTED) is declined; any other end but AUTHORIZED failed, `CONSENT_<STATUS>`.
+ */
+export function connectEndOfConsent(status: string): { event: ConnectEnd; reason?: string } {
+  if (status === 'AUTHORIZED') return { event: 'connected' };
+  if (status === 'REJECTED') return { event: 'declined' };
+  return { event: 'failed', reason: `CONSENT_${status}` };
+}

@@ -16,13 +16,14 @@ export interface ConsentCallbackHook {
 
 /**
  * Per-kind steps after the redirect callback. Payments register theirs at start-up, so this library
- * needs nothing of theirs (payments depend on consents, never the reverse).
+ * needs nothing of theirs (payments depend on consents, never the reverse); the connect funnel its own
+ * for data consents (ConnectFunnelService).
  */
 @Injectable()
 export class ConsentCallbackHooks {
   private readonly byKind = new Map<string, ConsentCallbackHook>();
 
-  register(kind: 'PAYMENT' | 'VRP_SWEEPING', hook: ConsentCallbackHook): void {
+  register(kind: 'ACCOUNT' | 'PAYMENT' | 'VRP_SWEEPING', hook: ConsentCallbackHook): void {
     this.byKind.set(kind, hook);
   }
 
