@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DatabasePool, PrismaService } from '#libs/database';
+import { FUNNEL_COUNTS } from '#libs/domain/consents';
 import { PaymentStatusPoller } from '#libs/domain/payments';
 import { launchBrowser } from './kit/browser-kit.js';
 import {
@@ -33,20 +34,6 @@ interface UpstreamCall {
   tracingId: string | null;
 }
 
-/** The connect funnel's counts (GET …/insights/connect-funnel), in the order its screen's table shows them. */
-const FUNNEL_COUNTS = [
-  'opened',
-  'searched',
-  'chose',
-  'sentToBank',
-  'returned',
-  'connected',
-  'declined',
-  'cancelled',
-  'failed',
-  'abandoned',
-  'inProgress',
-] as const;
 /** A bank's row of the connect funnel, what these tests read of it. */
 type FunnelRow = Record<(typeof FUNNEL_COUNTS)[number], number> & {
   institutionId: string | null;

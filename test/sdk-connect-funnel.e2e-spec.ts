@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONNECT_STEPS, FUNNEL_ENDS } from '#libs/domain/consents';
 import { type ImportMap, registerSdkAssets } from '../apps/demo-merchant/src/sdk-assets.js';
 import { launchBrowser, untilShown } from './kit/browser-kit.js';
 import { send, type Stack, uniqueName, WAIT } from './kit/index.js';
@@ -26,8 +27,8 @@ const shopPage = (importMap: ImportMap, bff: string, userId: string) => `<!docty
 </body>
 </html>`;
 
-const STEPS = ['opened', 'searched', 'chose', 'sentToBank', 'returned'] as const;
-const ENDS = ['connected', 'declined', 'cancelled', 'failed', 'abandoned', 'inProgress'] as const;
+const STEPS = CONNECT_STEPS;
+const ENDS = FUNNEL_ENDS;
 
 /** One funnel row as the API answers it. */
 type FunnelRow = Record<(typeof STEPS)[number] | (typeof ENDS)[number], number> & {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MerchantId } from '#libs/context';
-import { ConnectFunnelRepository } from '#libs/domain/consents';
+import { ConnectFunnelRepository, FUNNEL_COUNTS } from '#libs/domain/consents';
 import {
   ApiClient,
   assertProperty,
@@ -18,19 +18,7 @@ import {
 
 const STEPS = ['chose', 'sentToBank', 'returned'] as const;
 const ENDS = ['connected', 'declined', 'cancelled', 'failed', 'closed'] as const;
-const COUNTS = [
-  'opened',
-  'searched',
-  'chose',
-  'sentToBank',
-  'returned',
-  'connected',
-  'declined',
-  'cancelled',
-  'failed',
-  'abandoned',
-  'inProgress',
-] as const;
+const COUNTS = FUNNEL_COUNTS;
 
 type Report = Record<string, string | undefined>;
 interface Row extends Record<(typeof COUNTS)[number], number> {

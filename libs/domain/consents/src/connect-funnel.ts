@@ -13,6 +13,22 @@ export type ConnectStep = (typeof CONNECT_STEPS)[number];
 export const CONNECT_ENDS = ['connected', 'declined', 'cancelled', 'failed', 'closed'] as const;
 export type ConnectEnd = (typeof CONNECT_ENDS)[number];
 
+/**
+ * The ends the funnel counts an attempt under, each attempt once: as reported, `closed` as abandoned, and
+ * `inProgress` while it has none.
+ */
+export const FUNNEL_ENDS = [
+  'connected',
+  'declined',
+  'cancelled',
+  'failed',
+  'abandoned',
+  'inProgress',
+] as const;
+
+/** A funnel row's counts, in the funnel's order: the steps reached, then the ends. */
+export const FUNNEL_COUNTS = [...CONNECT_STEPS, ...FUNNEL_ENDS] as const;
+
 /** What a report may say happened: a step reached, an end, or an error met (its `reason` says which). */
 export const CONNECT_EVENTS = [...CONNECT_STEPS, ...CONNECT_ENDS, 'error'] as const;
 export type ConnectEvent = (typeof CONNECT_EVENTS)[number];
