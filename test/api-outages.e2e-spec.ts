@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DiscoveryService } from '@nestjs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, migrate } from '#libs/database';
@@ -60,8 +61,12 @@ afterAll(async () => {
   await Promise.all([redis?.destroy(), postgres?.destroy()]);
 });
 
-/** The merchant routes a client uses most: a read, a create (idempotent), and one that enqueues a job. */
+/**
+ * The merchant routes a client uses most: a read, a create (idempotent), and one that enqueues a job;
+ * and a connect funnel report, which a user's browser sends as they connect a bank.
+ */
 const requests = (attempt: number) => [
+  () => tenant.client.post('/v1/connect-funnel/reports', { attemptId: randomUUID(), event: 'opened' }),
   () => tenant.client.get('/v1/users?limit=5'),
   () =>
     tenant.client.post(
