@@ -1,11 +1,12 @@
 // The test modes of scripts/dev.mjs: `npm test`, the property search and the flake hunt. Each takes the
 // shared set-up (`prepare`: install, build, services, migrations) from dev.mjs. Node built-ins only.
-import { spawnSync } from 'node:child_process';
+import { Buffer } from 'node:buffer';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDebianPackage } from './debian-packages.mjs';
 import { stepTimes } from './dev-probes.mjs';
-import { bin, fail, paint, ROOT, run, shutdown, step, steps } from './dev-steps.mjs';
+import { bin, fail, FatalError, paint, ROOT, run, shutdown, step, steps } from './dev-steps.mjs';
 
 const REPORT = join(ROOT, '.dev', 'vitest-report.json');
 
@@ -32,33 +33,32 @@ async function test(prepare) {
   ensureTestServers();
   await prepare();
   rmSync(REPORT, { force: true });
-  const stages = [
-    ['ESLint', bin('eslint'), ['.', '--max-warnings=0']],
-    ['Prettier', bin('prettier'), ['--check', '.', '--log-level=warn']],
-    ['Typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
-    ['Typecheck (merchant SDK)', bin('tsc'), ['-p', 'libs/merchant-sdk/tsconfig.json', '--noEmit']],
-    ['Typecheck (docs/examples)', bin('tsc'), ['-p', 'docs/examples/tsconfig.json']],
-    ['Typecheck (console)', bin('tsc'), ['-p', 'apps/api/console/tsconfig.json']],
+  // The static checks in two lanes at once, one a core: ESLint (typed, the longest) alone, and Prettier
+  // then the type checks; each stage's output printed whole as it ends. Then the tests, which use both.
+  const lanes = [
+    [['ESLint', bin('eslint'), ['.', '--max-warnings=0']]],
     [
-      'Tests (vitest)',
-      bin('vitest'),
-      [
-        'run',
-        '--reporter=default',
-        '--reporter=json',
-        `--outputFile.json=${REPORT}`,
-        ...process.argv.slice(3),
-      ],
+      ['Prettier', bin('prettier'), ['--check', '.', '--log-level=warn']],
+      ['Typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
+      ['Typecheck (merchant SDK)', bin('tsc'), ['-p', 'libs/merchant-sdk/tsconfig.json', '--noEmit']],
+      ['Typecheck (docs/examples)', bin('tsc'), ['-p', 'docs/examples/tsconfig.json']],
+      ['Typecheck (console)', bin('tsc'), ['-p', 'apps/api/console/tsconfig.json']],
     ],
   ];
-  let failed = 0;
-  for (const [name, command, args] of stages) {
-    step(name);
-    const status = run(command, args);
-    if (status !== 0) {
-      console.error(paint('1;31', `✖ ${name} failed (exit ${status})`));
-      failed += 1;
-    }
+  step('Static checks (ESLint beside Prettier and the type checks)');
+  const failures = await Promise.all(lanes.map(runLane));
+  let failed = failures.reduce((sum, n) => sum + n, 0);
+  step('Tests (vitest)');
+  const status = run(bin('vitest'), [
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${REPORT}`,
+    ...process.argv.slice(3),
+  ]);
+  if (status !== 0) {
+    console.error(paint('1;31', `✖ Tests (vitest) failed (exit ${status})`));
+    failed += 1;
   }
   // One plain closing line with the counts, whatever the runner's own output looks like.
   if (existsSync(REPORT)) {
@@ -71,6 +71,41 @@ async function test(prepare) {
   console.log(`time: ${stepTimes(steps)}`);
   if (failed > 0) console.error(paint('1;31', `✖ ${failed} stage(s) failed`));
   await shutdown(failed === 0 ? 0 : 1);
+}
+
+/** A lane's stages one after another, each run to its end whatever the last did: answers how many failed. */
+async function runLane(stages) {
+  let failed = 0;
+  for (const [name, command, args] of stages) {
+    const started = Date.now();
+    const { status, signal, output } = await runCaptured(command, args);
+    // Ctrl-C reaches the whole process group: the stage died of it, so stop, as run() does.
+    if (signal === 'SIGINT' || signal === 'SIGTERM') throw new FatalError('interrupted', 130);
+    const seconds = Math.round((Date.now() - started) / 1000);
+    process.stdout.write(output);
+    if (status === 0) console.log(paint('32', `✔ ${name} (${seconds}s)`));
+    else {
+      console.error(paint('1;31', `✖ ${name} failed (exit ${status}, ${seconds}s)`));
+      failed += 1;
+    }
+  }
+  return failed;
+}
+
+/** A command's exit and its output (stdout and stderr in the order written), for printing whole. */
+function runCaptured(command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks = [];
+    child.stdout.on('data', (chunk) => chunks.push(chunk));
+    child.stderr.on('data', (chunk) => chunks.push(chunk));
+    child.on('error', (error) =>
+      resolve({ status: 1, signal: null, output: `${command}: ${error.message}\n` }),
+    );
+    child.on('close', (code, signal) =>
+      resolve({ status: code ?? 1, signal, output: Buffer.concat(chunks).toString() }),
+    );
+  });
 }
 
 /**
