@@ -9,6 +9,7 @@ import { EventEndpointsService } from './event-endpoints.service.js';
 import { EventsListService } from './events-list.service.js';
 import { EventsRetentionService } from './events-retention.service.js';
 import { EventsSweeperService } from './events-sweeper.service.js';
+import { FailingEndpointsService } from './failing-endpoints.service.js';
 import { MerchantEventRepository } from './merchant-event.repository.js';
 import { OutboxRelayService } from './outbox-relay.service.js';
 import { OutboxRelayStateRepository } from './outbox-relay-state.repository.js';
@@ -28,6 +29,7 @@ import { UserEventsService } from './user-events.service.js';
     EventDeliveryService,
     EventEndpointsService,
     EventsSweeperService,
+    FailingEndpointsService,
     EventsRetentionService,
     UserEventsService,
     EventDeliveryStatsRepository,

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
 // The `endpoint.*` events' `data`: about another of the merchant's endpoints, what the sweeper
-// (EventsSweeperService, libs/domain/events) records as it disables one; and the test an endpoint is
+// (FailingEndpointsService, libs/domain/events) records as it disables one; and the test an endpoint is
 // sent on request (EventDeliveryService.test), never recorded.
 
 @ApiSchema({ description: '`data` of endpoint.disabled: the endpoint, as it was disabled' })
