@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDebianPackage } from './debian-packages.mjs';
 import { stepTimes } from './dev-probes.mjs';
-import { bin, fail, FatalError, paint, ROOT, run, shutdown, step, steps } from './dev-steps.mjs';
+import { bin, cleanups, fail, FatalError, paint, ROOT, run, shutdown, step, steps } from './dev-steps.mjs';
 
 const REPORT = join(ROOT, '.dev', 'vitest-report.json');
 
@@ -46,6 +46,10 @@ async function test(prepare) {
     ],
   ];
   step('Static checks (ESLint beside Prettier and the type checks)');
+  // Stopped with this command (a SIGTERM to it alone would otherwise leave them running).
+  cleanups.push(() => {
+    for (const child of checking) child.kill('SIGTERM');
+  });
   const failures = await Promise.all(lanes.map(runLane));
   let failed = failures.reduce((sum, n) => sum + n, 0);
   step('Tests (vitest)');
@@ -92,19 +96,24 @@ async function runLane(stages) {
   return failed;
 }
 
+/** The static checks running now. */
+const checking = new Set();
+
 /** A command's exit and its output (stdout and stderr in the order written), for printing whole. */
 function runCaptured(command, args) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    checking.add(child);
     const chunks = [];
     child.stdout.on('data', (chunk) => chunks.push(chunk));
     child.stderr.on('data', (chunk) => chunks.push(chunk));
     child.on('error', (error) =>
       resolve({ status: 1, signal: null, output: `${command}: ${error.message}\n` }),
     );
-    child.on('close', (code, signal) =>
-      resolve({ status: code ?? 1, signal, output: Buffer.concat(chunks).toString() }),
-    );
+    child.on('close', (code, signal) => {
+      checking.delete(child);
+      resolve({ status: code ?? 1, signal, output: Buffer.concat(chunks).toString() });
+    });
   });
 }
 
