@@ -1,4 +1,5 @@
 export * from './hosted-vrp-requests.service.js';
+export * from './parked-payment.repository.js';
 export * from './parked-payments.service.js';
 export * from './payment-amount.js';
 export * from './payment-state.repository.js';
