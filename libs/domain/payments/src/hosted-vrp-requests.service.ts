@@ -4,6 +4,7 @@ import { checkRedirectUrl, ConsentRepository, HostedConsentsService } from '#lib
 import { moneyToStrings } from '#libs/domain/financial-data';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
+import { CLOCK, type Clock } from '#libs/time';
 import {
   type HostedVrpRequest,
   type PsuHeaders,
@@ -14,7 +15,7 @@ import {
 } from '#libs/upstream-client';
 import { HostedVrpRequestRepository, type StoredHostedVrpRequest } from './hosted-vrp-request.repository.js';
 import { checkPayee, type PayeeInput, wireAmount, wirePayee } from './payment-amount.js';
-import { type StoredControlParameters, VrpConsentsService } from './vrp-consents.service.js';
+import { checkedControlParameters, type StoredControlParameters } from './vrp-control-parameters.js';
 
 type Money = { amount: string; currency: string };
 
@@ -83,10 +84,10 @@ function shown({ result, ...rest }: HostedVrpRequest) {
 export class HostedVrpRequestsService {
   constructor(
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+    @Inject(CLOCK) private readonly clock: Clock,
     private readonly requests: HostedVrpRequestRepository,
     private readonly consents: ConsentRepository,
     private readonly hostedConsents: HostedConsentsService,
-    private readonly vrp: VrpConsentsService,
   ) {}
 
   async create(caller: TenantCaller, userId: string, input: HostedVrpRequestInput, psu: PsuHeaders = {}) {
@@ -96,8 +97,9 @@ export class HostedVrpRequestsService {
     checkRedirectUrl(input.redirectUrl, user.merchant.frontendOrigins);
     checkPayee(input.payee, 'payee');
     const { periodicLimit, ...rest } = input.controlParameters;
-    const control = this.vrp.checkedControlParameters(
+    const control = checkedControlParameters(
       { ...rest, periodicLimits: [{ ...periodicLimit, alignment: 'CONSENT' }] },
+      this.clock.now(),
       () => 'controlParameters.periodicLimit',
     );
     const initiationDetails = {
