@@ -84,6 +84,10 @@ function servedRecords(
   }
 }
 
+/**
+ * An account's data read through from the upstream under its consent. Kept whole: each read is one call
+ * through ConsentAccessService, sharing the signed paging cursors and the served record's shape.
+ */
 @Injectable()
 export class FinancialDataService {
   private readonly cursors: PagingCursorSigner;
