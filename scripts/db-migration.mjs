@@ -4,7 +4,8 @@
 // and `migrate diff` need a native schema engine that is downloaded at run time, and this machine only
 // reaches the npm registry. Prisma's WebAssembly schema engine (an npm package) does the same diff when
 // it is given a driver adapter, so this script drives it directly. The result is then applied by the
-// project's own runner (libs/database/src/migrator.ts), never by this script.
+// project's own runner (libs/database/src/migrator.ts), never by this script. Kept whole: the command
+// line and its three modes; the engine's plumbing is in db-migration-engine.mjs.
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';

@@ -2,6 +2,7 @@
 // The quick start: `npm start` and `npm test` both begin here. Node built-ins only, because it runs
 // before anything is installed. Steps: install → Prisma client → build → Postgres and Redis up →
 // database and migrations → then either the three apps (start) or lint + typecheck + tests (test).
+// Kept whole: the steps in the order they run; each step's work is in the dev-*.mjs modules.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

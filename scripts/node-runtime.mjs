@@ -9,7 +9,8 @@
 // The first command on a fresh clone runs on whatever Node the machine has; it installs the dependencies
 // with npm running on the pinned runtime (so npm checks their `engines` against the Node they will run
 // on) and starts itself again on it. Node built-ins only, and nothing newer than Node 18 has, for that
-// first run.
+// first run. Kept whole: choosing the runtime, fetching it and starting again on it are one chain, walked
+// by that first run.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';

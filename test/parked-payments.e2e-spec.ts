@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { ConsentExpiryScanService } from '#libs/domain/consents';
-import { PAYMENT_SQL, PAYMENT_STATS_SQL } from '#libs/domain/payments';
+import { PARKED_PAYMENT_SQL, PAYMENT_STATS_SQL } from '#libs/domain/payments';
 import {
   type ApiClient,
   assertProperty,
@@ -96,8 +96,8 @@ describe('operator: payments parked for a person, and abandoned VRP consents', (
           .map((row) => row['QUERY PLAN'])
           .join('\n');
       return [
-        await plan(PAYMENT_SQL.parkedFirst.text, 100),
-        await plan(PAYMENT_SQL.parkedAfter.text, 100, '0190b3c4-0000-7000-8000-000000000000'),
+        await plan(PARKED_PAYMENT_SQL.first.text, 100),
+        await plan(PARKED_PAYMENT_SQL.after.text, 100, '0190b3c4-0000-7000-8000-000000000000'),
         await plan(PAYMENT_STATS_SQL.parked.text),
       ];
     });

@@ -14,7 +14,7 @@ import {
 export interface DeclaredStatement {
   /** The file that declares it, from the repository root. */
   file: string;
-  /** Its name when it has one, else where it is exported (`PAYMENT_SQL.parkedFirst`). */
+  /** Its name when it has one, else where it is exported (`PARKED_PAYMENT_SQL.first`). */
   label: string;
   text: string;
   row?: RowShape;

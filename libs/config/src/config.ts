@@ -13,6 +13,8 @@ import { DEV_SECRETS, EnvironmentVariables, NodeEnv } from './env.dto.js';
 import { retiredSettingsIn } from './retired-settings.js';
 import { parseTestTuning, syncConcurrencyFor, TUNING, type Tuning } from './tuning.js';
 
+// Kept whole: the environment is read, checked and mapped in one pass over the settings of env.dto.ts.
+
 function trustProxyOf(value: string | undefined): false | number | string[] {
   if (!value?.trim()) return false;
   if (/^\d+$/.test(value.trim())) return Number(value);

@@ -10,7 +10,7 @@ import { Webhook } from 'standardwebhooks';
  * passes). Around it, this module adds what the package's one-secret `verify` cannot: several secrets on
  * both sides (rotation), typed failure reasons, and a tolerance and clock the caller may set (the package
  * fixes 300 s against the wall clock; ours defaults to the same, and then accepts exactly what the package
- * accepts).
+ * accepts). Kept whole: the signer and the verifier must read secrets and headers exactly alike.
  */
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 export const WEBHOOK_ID_HEADER = 'webhook-id';

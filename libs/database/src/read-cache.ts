@@ -47,6 +47,8 @@ interface Entry {
  *
  * Bounded by the JSON size of what it holds (`tuning.readCacheMb`; 0 turns it off). Off until `listen()`: only
  * the api listens, so the worker always reads Postgres.
+ *
+ * Kept whole: the entries and the connection whose notifications drop them share one epoch.
  */
 @Injectable()
 export class ReadCache implements OnApplicationShutdown {

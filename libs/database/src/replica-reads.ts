@@ -68,6 +68,7 @@ export const REPLICA_SQL = {
  * primary until the replica has replayed past it. A replica that is down, refuses, or is over
  * REPLICA_MAX_LAG_MS behind sends every read to the primary, without an error; so does Redis away (no
  * fence can be read). Without a replica, nothing here does anything. docs/operations.md#a-read-replica
+ * Kept whole: the poll, the fence and each read's routing all judge the same replayed position.
  */
 @Injectable()
 export class ReplicaReads implements OnApplicationShutdown {

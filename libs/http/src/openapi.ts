@@ -11,6 +11,11 @@ import { currentRequestId } from '#libs/context';
 import { ErrorCode } from '#libs/errors';
 import { PartedAnswer } from './parted-answer.js';
 
+/*
+ * The answer envelope and the decorators that document it. Kept whole: they share `Served<T>`, so what a
+ * route is documented to answer and what it answers cannot part.
+ */
+
 /** Security scheme names of the OpenAPI document, one per bearer kind (docs/api-guide.md, "Authentication, rate limits, CORS, idempotency, docs"). */
 export const SECURITY_SCHEMES = {
   operator: 'operator',

@@ -13,7 +13,7 @@ export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
 /**
  * The typed job catalogue: job name → its queue, payload and result. A processor handles exactly the
- * names whose queue it serves.
+ * names whose queue it serves. Kept whole: the jobs and their definitions (JOB_DEFINITIONS) are one table.
  */
 export interface JobCatalogue {
   /** Round trip through the queue: proves a worker is consuming (ping.cli.ts, used by `npm start`, and the tests). */

@@ -4,7 +4,10 @@ import type { PsuHeaders, UpstreamLinks, UpstreamMeta, UpstreamResult } from './
 import { BodyTooLarge } from './upstream-body.reader.js';
 import { mayHaveLanded, QUEUE_TIMEOUT, type RetryMode } from './upstream-resilience.policy.js';
 
-/* What one upstream request is and what its answer becomes, as plain functions: the transport sends it. */
+/*
+ * What one upstream request is and what its answer becomes, as plain functions: the transport sends it.
+ * Kept whole: each part describes the same one request, from its options to its answer or error.
+ */
 
 /** Per-call options every operation accepts. */
 export interface CallOptions {

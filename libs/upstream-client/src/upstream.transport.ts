@@ -48,7 +48,8 @@ export interface TransportOptions {
 
 /**
  * HTTP to the upstream: one keep-alive undici pool, headers built in one place, the envelope unwrapped,
- * errors parsed, and every call through a retry loop whose attempts pass the circuit breakers.
+ * errors parsed, and every call through a retry loop whose attempts pass the circuit breakers. Kept
+ * whole: the loop's parts are the upstream-*.ts modules it imports; what is left is the loop.
  */
 export class UpstreamTransport {
   private readonly pool: Pool;

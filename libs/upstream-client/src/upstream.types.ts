@@ -5,6 +5,7 @@
  * client's own envelope and paging types, and the query options the client turns into query strings.
  * Amounts are JSON numbers on the wire; the library never does arithmetic on them. Every string enum of
  * the generated file is open (a known value, or another string): the upstream adds values without notice.
+ * Kept whole: one place for every wire type, in sections as the spec has them.
  */
 import type {
   components,

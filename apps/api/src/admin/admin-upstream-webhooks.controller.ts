@@ -10,6 +10,7 @@ import { AuditAction } from '#libs/domain/audit';
 import {
   type MigrationReport,
   REGISTRATION_LOCK_WAIT_MS,
+  UpstreamWebhookMigrationService,
   UpstreamWebhookRegistrationService,
   type UpstreamWebhookView,
   type WebhookApplication,
@@ -63,6 +64,7 @@ function reportView(report: MigrationReport): UpstreamWebhookMigrationOutput {
 export class AdminUpstreamWebhooksController {
   constructor(
     private readonly registrations: UpstreamWebhookRegistrationService,
+    private readonly migration: UpstreamWebhookMigrationService,
     private readonly merchants: MerchantService,
   ) {}
 
@@ -162,7 +164,7 @@ export class AdminUpstreamWebhooksController {
     fields: true,
   })
   async migrate(@Body() body: RegisterUpstreamWebhookInput) {
-    const report = await this.registrations.migrate(await this.applicationOf(body.merchantId), {
+    const report = await this.migration.migrate(await this.applicationOf(body.merchantId), {
       categories: body.categories,
       callbackUrl: body.callbackUrl,
     });

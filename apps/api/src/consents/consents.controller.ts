@@ -45,6 +45,10 @@ const WRONG_STEP = 'CONFLICT: the consent is not in the status this step needs (
 const NOT_USABLE =
   'CONSENT_NOT_AUTHORISED (the consent has ended: revoked, expired, rejected or failed; the message and `details` name the way back, a new consent for the same institution through POST /v1/users/{userId}/consents, to which the accounts carry over; or no token is held yet), CONFLICT (an embedded-flow consent) or CONSENT_EXPIRED (the bank no longer honours it)';
 
+/**
+ * The consent routes, from connecting a bank to revoking it. Kept whole: one tag of the API reference,
+ * each route its documentation and one service call.
+ */
 @ApiTags('consents')
 @Auth(AuthKind.Merchant, AuthKind.UserSession)
 @Controller('v1')

@@ -49,7 +49,8 @@ function view(endpoint: EventEndpointView): EventEndpointOutput {
 
 /**
  * A merchant's webhook endpoints (docs/events.md). Merchant API keys only: a browser session has no
- * business with the merchant's backend endpoints or their secrets.
+ * business with the merchant's backend endpoints or their secrets. Kept whole: every route under
+ * /v1/event-endpoints, one resource of the API reference.
  */
 @ApiTags('events')
 @ApiUnionSchema(MERCHANT_EVENT_OUTPUT)

@@ -24,10 +24,6 @@ const ANNOUNCED_STATUSES: Record<string, string> = {
   EXPIRED: 'consent.state.expired',
 };
 
-/**
- * All consents of every kind. The flows (account, embedded, payment, VRP) live in their modules and go
- * through this store, so token handling, expiry and revocation are one piece of code.
- */
 const consentMissing = () =>
   new SandboxError(400, 'The consent header is mandatory for this operation', [
     {
@@ -58,6 +54,10 @@ function usable(record: ConsentRecord): ConsentRecord {
   }
 }
 
+/**
+ * All consents of every kind. The flows (account, embedded, payment, VRP) live in their modules and go
+ * through this store, so token handling, expiry and revocation are one piece of code.
+ */
 @Injectable()
 export class ConsentsStore {
   private consents = new Map<string, ConsentRecord>();

@@ -186,6 +186,10 @@ const NO_QUIRKS: InstitutionQuirks = {
   unattendedReadsPerDay: 4,
 };
 
+/**
+ * The fixture institutions as the sandbox serves them, with their quirks. Kept whole: the list is data,
+ * and the catalogue's checks read its sandbox-only fields.
+ */
 @Injectable()
 export class InstitutionsCatalog {
   private readonly byId = new Map(INSTITUTIONS.map((i) => [i.id, i]));

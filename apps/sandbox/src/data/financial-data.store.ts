@@ -58,6 +58,7 @@ export interface CategorisationRecord {
 /**
  * The financial data behind data consents. Accounts are generated once per (application, user,
  * institution) and cached; the control API's changes live here in memory until a reset or restart.
+ * Kept whole: the changes and the categorisations are saved together, as the state part `financial-data`.
  */
 @Injectable()
 export class FinancialDataStore {

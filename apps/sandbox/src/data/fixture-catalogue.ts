@@ -1,4 +1,7 @@
-/* The sandbox's fixture vocabulary: record shapes, bank transaction codes, merchants and names. */
+/*
+ * The sandbox's fixture vocabulary: record shapes, bank transaction codes, merchants and names.
+ * Kept whole: it is data, one list per kind, where the generator and its drafts look words up.
+ */
 
 export const DAY_MS = 86_400_000;
 export const HISTORY_DAYS = 730;

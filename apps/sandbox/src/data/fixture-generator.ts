@@ -31,7 +31,8 @@ import { SeededRandom, stableUuid } from './seeded-random.js';
 // derived from exactly those: a day's transactions are the same whichever day they are generated on, so
 // a client that upserts by id never sees a booked transaction change, and any page is computed from the
 // few days it covers, never from the whole history. Moving the sandbox clock forward drops the oldest
-// days of the two-year window and adds new ones.
+// days of the two-year window and adds new ones. Kept whole: the two account plans and the day replay
+// they feed are one deterministic generator.
 
 const mod = (n: number, m: number) => ((n % m) + m) % m;
 

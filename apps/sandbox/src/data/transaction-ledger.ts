@@ -28,6 +28,7 @@ const inWindow = (window: Window, timeMs: number) => timeMs >= window.fromMs && 
  * transaction is held, so memory does not grow with the number of consents.
  *
  * Order is (time, seq) ascending; a booked record's balance is the account's booked balance after it.
+ * Kept whole: counting, paging and balances all read the same days under the same overlay.
  */
 export class TransactionLedger {
   /** Records the control API added, or generated ones it changed (under their generated seq). */

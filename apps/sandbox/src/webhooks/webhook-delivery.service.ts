@@ -35,6 +35,7 @@ interface Delivery {
 /**
  * Delivers every SandboxEvent to the application's webhooks subscribed to its category and to its
  * notification subscriptions, signed with Standard Webhooks headers, in the background, with retries.
+ * Kept whole: the log, the timers and the generation that cancels them are one state.
  */
 @Injectable()
 export class WebhookDeliveryService implements OnModuleDestroy {

@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import type pg from 'pg';
 import type { MerchantId } from '#libs/context';
 import { isTransactionConflict, Prisma, PrismaService, ReadCache } from '#libs/database';
-import { uuidV7 } from '#libs/ids';
 import type { Account as UpstreamAccount } from '#libs/upstream-client';
+import { AccountBalanceRepository } from './account-balance.repository.js';
 import { placeAccounts, type Placement } from './account-placement.js';
 import { ACCOUNT_PLACEMENT_SQL } from './account-placement.statements.js';
-import { decimalFromUpstream } from './money.js';
 
 /** The consent an account refresh belongs to, within its merchant (ids only; the token never comes here). */
 export interface AccountOwner {
@@ -29,14 +27,15 @@ const byRank = (x: Placement, y: Placement) => {
 };
 
 /**
- * The accounts and balances as the bank lists them: a consent's accounts placed under it (an account the
- * user already has moves, with its history), and the latest balances a sync read.
+ * The accounts as the bank lists them: a consent's accounts placed under it (an account the user already
+ * has moves, with its history), each with its balances (AccountBalanceRepository's) in the same transaction.
  */
 @Injectable()
 export class AccountPlacementRepository {
   constructor(
     private readonly prisma: PrismaService,
     private readonly cache: ReadCache,
+    private readonly balances: AccountBalanceRepository,
   ) {}
 
   /**
@@ -178,43 +177,13 @@ export class AccountPlacementRepository {
         data: { ...owner, upstreamAccountId: a.id, ...fields, nextSyncAt: now },
         select: { id: true },
       });
-      await this.storeBalances(owner.merchantId, tx, id, a);
+      await this.balances.storeListed(owner.merchantId, tx, id, a);
     } else if (placement.action === 'move' || placement.action === 'update') {
-      await this.storeBalances(owner.merchantId, tx, placement.accountId, a);
+      await this.balances.storeListed(owner.merchantId, tx, placement.accountId, a);
       if (placement.action === 'move') await this.move(tx, owner, placement.accountId, a.id, now);
       await tx.account.updateMany({
         where: { id: placement.accountId, merchantId: owner.merchantId },
         data: fields,
-      });
-    }
-  }
-
-  /** The account's latest balance of each type the bank reports; those of types it no longer reports go. */
-  private async storeBalances(
-    merchantId: MerchantId,
-    tx: Prisma.TransactionClient,
-    accountId: string,
-    a: UpstreamAccount,
-  ): Promise<void> {
-    const balances = (a.accountBalances ?? []).filter(
-      (b): b is typeof b & { type: string; balanceAmount: { amount: number; currency: string } } =>
-        typeof b.type === 'string' && b.balanceAmount !== undefined,
-    );
-    await tx.accountBalance.deleteMany({
-      where: { merchantId, accountId, type: { notIn: balances.map((b) => b.type) } },
-    });
-    for (const b of balances) {
-      const values = {
-        amount: decimalFromUpstream(b.balanceAmount.amount),
-        currency: b.balanceAmount.currency,
-        dateTime: b.dateTime ? new Date(b.dateTime) : null,
-        creditLineIncluded: b.creditLineIncluded ?? null,
-        creditLines: json(b.creditLines),
-      };
-      await tx.accountBalance.upsert({
-        where: { accountId_type: { accountId, type: b.type } },
-        create: { merchantId, accountId, type: b.type, ...values },
-        update: values,
       });
     }
   }
@@ -233,43 +202,5 @@ export class AccountPlacementRepository {
     now: Date,
   ): Promise<void> {
     await tx.$executeRaw(ACCOUNT_PLACEMENT_SQL.move(owner, accountId, upstreamAccountId, now));
-  }
-  /** The latest balances, in the sync's final transaction (the table holds one per type). */
-  async replaceBalances(
-    merchantId: MerchantId,
-    db: pg.PoolClient,
-    accountId: string,
-    balances: readonly {
-      type: string;
-      amount: number;
-      currency: string;
-      dateTime: string | null;
-      creditLineIncluded: boolean | null;
-      creditLines: unknown;
-    }[],
-  ): Promise<void> {
-    await db.query({
-      ...ACCOUNT_PLACEMENT_SQL.deleteStaleBalances,
-      values: [merchantId, accountId, balances.map((b) => b.type)],
-    });
-    if (balances.length === 0) return;
-    await db.query({
-      ...ACCOUNT_PLACEMENT_SQL.upsertBalances,
-      values: [
-        merchantId,
-        accountId,
-        JSON.stringify(
-          balances.map((b) => ({
-            id: uuidV7(),
-            type: b.type,
-            amount: b.amount,
-            currency: b.currency,
-            date_time: b.dateTime,
-            credit_line_included: b.creditLineIncluded,
-            credit_lines: b.creditLines ?? null,
-          })),
-        ),
-      ],
-    });
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AccountRepository } from './account.repository.js';
+import { AccountBalanceRepository } from './account-balance.repository.js';
 import { AccountPlacementRepository } from './account-placement.repository.js';
 import { AccountSyncStateRepository } from './account-sync-state.repository.js';
 import { AccountSyncStatsRepository } from './account-sync-stats.repository.js';
@@ -9,6 +10,7 @@ import { UnattendedReadsService } from './unattended-reads.service.js';
 
 const EXPORTED = [
   AccountRepository,
+  AccountBalanceRepository,
   AccountPlacementRepository,
   AccountSyncStateRepository,
   AccountSyncStatsRepository,

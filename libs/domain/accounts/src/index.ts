@@ -1,3 +1,4 @@
+export * from './account-balance.repository.js';
 export * from './account-placement.js';
 export * from './account-placement.repository.js';
 export * from './account-placement.statements.js';

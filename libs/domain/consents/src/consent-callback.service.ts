@@ -65,6 +65,7 @@ function backToMerchant(consent: StoredConsent, params: Record<string, string>):
 /**
  * The browser's return from the bank through our callback (redirect flow): spends the single-use proof,
  * exchanges the one-time token, stores the authorised consent, and answers where the browser goes next.
+ * Kept whole: the first return, its replay and the store after an outage are one flow over one state.
  */
 @Injectable()
 export class ConsentCallbackService {

@@ -33,7 +33,8 @@ const notNow = (found: string | null) =>
 
 /**
  * Re-authorisation and pre-authorisation update of a redirect-flow consent: both send the stored token
- * upstream and the user back to the bank, and the redirect flow's callback completes them.
+ * upstream and the user back to the bank, and the redirect flow's callback completes them. Kept whole:
+ * both start from the same checks (`renewable`) before the token leaves.
  */
 @Injectable()
 export class ConsentRenewalService {

@@ -210,6 +210,7 @@ export async function throttleAnswered(
  * The per-endpoint delivery rate limit, shared by every worker through Redis. A Redis that does not
  * answer the ask fails it, and with it the delivery's job, as any Redis outage fails a job: nothing is
  * sent unchecked, and the job runs again once Redis is back.
+ * Kept whole: the Lua scripts and the arguments they are called with are one contract, read side by side.
  */
 @Injectable()
 export class EndpointThrottle {

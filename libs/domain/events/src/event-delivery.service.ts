@@ -51,6 +51,7 @@ export interface TestDelivery {
 /**
  * One attempt of one delivery: sign the event (Standard Webhooks, with every secret that signs now, so an
  * endpoint mid-rotation verifies either), POST it, record what happened, and say when to come back.
+ * Kept whole: a test event goes through the same `send` and agent, so it meets what deliveries meet.
  */
 @Injectable()
 export class EventDeliveryService implements OnModuleDestroy {

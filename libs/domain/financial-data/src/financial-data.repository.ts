@@ -128,10 +128,4 @@ export class FinancialDataRepository {
     });
     return row && row.countries.length > 0 ? row.countries : null;
   }
-
-  subApplicationOf(merchantId: MerchantId): Promise<string | undefined> {
-    return this.prisma.merchant
-      .findUnique({ where: { id: merchantId }, select: { subApplicationId: true } })
-      .then((m) => m?.subApplicationId ?? undefined);
-  }
 }

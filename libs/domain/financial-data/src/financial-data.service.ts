@@ -2,10 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { type TenantCaller, tenantOf } from '#libs/context';
 import { UnattendedReadsService } from '#libs/domain/accounts';
-import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
-import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
+import { invalidRequest } from '#libs/errors';
 import {
-  type HostedVrpRequest,
   type PsuHeaders,
   type Transaction,
   UPSTREAM_CLIENT,
@@ -53,8 +51,6 @@ function cursorOf(link: string | undefined): string | undefined {
   }
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /**
  * Our ranges are `from` inclusive and `before` exclusive on every route, stored or live; the upstream's
  * `before` is inclusive to the millisecond (spec 4.2.1). Both arrive canonical (see parseInstant).
@@ -88,6 +84,10 @@ function servedRecords(
   }
 }
 
+/**
+ * An account's data read through from the upstream under its consent. Kept whole: each read is one call
+ * through ConsentAccessService, sharing the signed paging cursors and the served record's shape.
+ */
 @Injectable()
 export class FinancialDataService {
   private readonly cursors: PagingCursorSigner;
@@ -264,33 +264,5 @@ export class FinancialDataService {
       if (record.transactionMutability === undefined && synced.transactionMutability !== null)
         record.transactionMutability = synced.transactionMutability;
     });
-  }
-
-  /**
-   * The upstream scopes hosted requests by application, so asking as the merchant's sub-application
-   * answers only that merchant's requests; anything else is 404.
-   * A merchant without a sub-application shares the root application with every other such merchant, and
-   * we keep no record of which merchant created a root request, so it cannot prove ownership of any hosted
-   * request: it always gets 404 NOT_FOUND (without asking the upstream), never another merchant's request.
-   * The result's consent token is never passed on: the BFF keeps tokens, merchants get ids.
-   */
-  async hostedVrpRequest(caller: TenantCaller, hostedRequestId: string) {
-    const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Hosted VRP request not found.');
-    if (!REQUEST_ID.test(hostedRequestId)) throw notFound();
-    const subApplication = await this.repository.subApplicationOf(tenantOf(caller));
-    if (!subApplication) throw notFound();
-    let request: HostedVrpRequest;
-    try {
-      request = (await this.upstream.vrp.getCommercialRequest(hostedRequestId, { subApplication })).data;
-    } catch (error) {
-      if (error instanceof UpstreamError && (error.kind === 'NOT_FOUND' || error.kind === 'FORBIDDEN'))
-        throw notFound();
-      throw mapUpstreamFailure(error, { field: 'requestId' });
-    }
-    const { result, ...rest } = request;
-    return {
-      ...moneyToStrings(rest),
-      ...(result ? { result: { upstreamConsentId: result.consentId ?? null } } : {}),
-    };
   }
 }

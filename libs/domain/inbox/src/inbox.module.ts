@@ -8,6 +8,7 @@ import { InboxStatsRepository } from './inbox-stats.repository.js';
 import { InboxSweeperService } from './inbox-sweeper.service.js';
 import { UpstreamReceiverCheckService } from './upstream-receiver-check.service.js';
 import { UpstreamWebhookRepository } from './upstream-webhook.repository.js';
+import { UpstreamWebhookMigrationService } from './upstream-webhook-migration.service.js';
 import { UpstreamWebhookRegistrationService } from './upstream-webhook-registration.service.js';
 import { WebhookReceiverService } from './webhook-receiver.service.js';
 
@@ -17,6 +18,7 @@ import { WebhookReceiverService } from './webhook-receiver.service.js';
   providers: [
     UpstreamWebhookRepository,
     UpstreamWebhookRegistrationService,
+    UpstreamWebhookMigrationService,
     UpstreamReceiverCheckService,
     InboundEventRepository,
     WebhookReceiverService,
@@ -27,6 +29,7 @@ import { WebhookReceiverService } from './webhook-receiver.service.js';
   ],
   exports: [
     UpstreamWebhookRegistrationService,
+    UpstreamWebhookMigrationService,
     UpstreamReceiverCheckService,
     WebhookReceiverService,
     FanOutService,

@@ -5,6 +5,7 @@ export * from './inbox-stats.repository.js';
 export * from './inbox-sweeper.service.js';
 export * from './inbox.module.js';
 export * from './upstream-receiver-check.service.js';
+export * from './upstream-webhook-migration.service.js';
 export * from './upstream-webhook-registration.service.js';
 export * from './upstream-webhook.answers.js';
 export * from './upstream-webhook.repository.js';

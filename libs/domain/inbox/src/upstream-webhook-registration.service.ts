@@ -15,11 +15,7 @@ import {
 } from '#libs/upstream-client';
 import {
   callOptionsFor,
-  failedAt,
   MAX_SECRET_RESET_DELAY_SECONDS,
-  type MigrationReport,
-  type MigrationStep,
-  type MigrationStepName,
   rethrowMapped,
   sameSet,
   type WebhookApplication,
@@ -35,8 +31,8 @@ import {
 
 /**
  * Registers our webhook receiver with the upstream (upstream spec §4.7, 5.6, 6), for the root application or a
- * merchant's sub-application, and moves an application off the deprecated notification API (upstream spec §6.3).
- * The upstream shows a webhook's secret once: it goes straight into the repository, sealed, and is never
+ * merchant's sub-application; UpstreamWebhookMigrationService moves an application off the deprecated
+ * notification API (§6.3) through it. The upstream shows a webhook's secret once: it goes straight into the repository, sealed, and is never
  * logged or returned.
  */
 @Injectable()
@@ -128,83 +124,27 @@ export class UpstreamWebhookRegistrationService {
     return this.registrations.store(input);
   }
 
-  /**
-   * Spec 6.3, step by step, each step idempotent so a run can be repeated or resumed after a failure:
-   * list the notification subscriptions, delete each, list the categories, register the webhook (unless
-   * a current registration of ours with the same callback still exists upstream). A failed step stops
-   * the run: the upstream failure is thrown as usual, with every step so far in its `details`.
-   */
-  async migrate(app: WebhookApplication, request: WebhookRegistrationRequest = {}): Promise<MigrationReport> {
-    const applicationId = this.applicationIdOf(app);
-    const options = this.optionsFor(applicationId);
-    const steps: MigrationStep[] = [];
-    const run = async <T>(step: MigrationStepName, target: string | undefined, work: () => Promise<T>) => {
-      try {
-        return await work();
-      } catch (error) {
-        throw failedAt(steps, step, target, error);
-      }
-    };
-
-    const subscriptions = await run('list-subscriptions', undefined, async () => {
-      const { data } = await this.upstream.webhooks.listEventSubscriptions(options);
-      return Array.isArray(data) ? data : [];
-    });
-    steps.push({ step: 'list-subscriptions', outcome: 'done', detail: `${subscriptions.length} found` });
-
-    for (const { eventTypeId } of subscriptions) {
-      const outcome = await run('delete-subscription', eventTypeId, async () => {
-        try {
-          await this.upstream.webhooks.deleteEventSubscription(eventTypeId, options);
-          return 'done' as const;
-        } catch (error) {
-          if (error instanceof UpstreamError && error.kind === 'NOT_FOUND') return 'skipped' as const;
-          throw error;
-        }
-      });
-      steps.push({
-        step: 'delete-subscription',
-        target: eventTypeId,
-        outcome,
-        ...(outcome === 'skipped' ? { detail: 'already deleted' } : {}),
-      });
-    }
-
-    const offered = await run('list-categories', undefined, () => this.offered(applicationId));
-    const categories = request.categories ?? offered;
-    steps.push({ step: 'list-categories', outcome: 'done', detail: offered.join(', ') });
-
-    const callbackUrl = this.callbackUrl(request);
-    const { registration: view, created } = await run('register', callbackUrl, () =>
-      this.ensureRegistered(app, { categories, callbackUrl }),
-    );
-    steps.push({
-      step: 'register',
-      target: callbackUrl,
-      outcome: created ? 'done' : 'skipped',
-      detail: `${created ? '' : 'already registered as '}upstream webhook ${view.upstreamWebhookId}`,
-    });
-    return { applicationId, steps, registration: view };
-  }
-
   private get rootId(): string {
     return this.config.upstream.applicationId;
   }
 
-  private applicationIdOf(app: WebhookApplication): string {
+  /** The application a registration is for: the merchant's sub-application, else the root. */
+  applicationIdOf(app: WebhookApplication): string {
     return app.subApplicationId ?? this.rootId;
   }
 
-  private optionsFor(applicationId: string): CallOptions {
+  optionsFor(applicationId: string): CallOptions {
     return callOptionsFor(applicationId, this.rootId);
   }
 
-  private async offered(applicationId: string): Promise<string[]> {
+  /** The categories the upstream offers the application: what a registration asks for unless told. */
+  async offered(applicationId: string): Promise<string[]> {
     const { data } = await this.upstream.webhooks.getCategories(this.optionsFor(applicationId));
     return data.categories.map((c) => c.name);
   }
 
-  private callbackUrl(request: WebhookRegistrationRequest): string {
+  /** Our receiver's public URL, unless the request names another. */
+  callbackUrl(request: WebhookRegistrationRequest): string {
     return request.callbackUrl ?? publicRouteUrl(this.config.api.publicUrl, 'upstreamWebhook');
   }
 

@@ -65,7 +65,7 @@ const invalid = (message: string, field: string, issue: string) =>
  * secrets of the application the event names (never another's), store the event in the inbox (once per
  * event id) with that application, and leave its effects to the fan-out job, which applies them only to
  * that application's consents and payments. The caller acknowledges only after this returns: a stored
- * event is never lost.
+ * event is never lost. Kept whole: verifying and the secrets cache it reloads on a miss are one loop.
  */
 @Injectable()
 export class WebhookReceiverService {

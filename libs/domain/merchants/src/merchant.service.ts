@@ -93,7 +93,10 @@ const remapRefused = () =>
     'The sub-application cannot change once the merchant has consents or payments: they live under the one it has.',
   );
 
-/** Operator work on merchants: on-boarding (with the upstream mapping checked), keys shown once, rotation. */
+/**
+ * Operator work on merchants: on-boarding (with the upstream mapping checked), keys shown once, rotation.
+ * Kept whole: keys are part of the merchant's view and of its on-boarding.
+ */
 @Injectable()
 export class MerchantService {
   constructor(

@@ -1,13 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { assertActsFor, describeWork, type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
 import { checkRedirectUrl, ConsentRepository, HostedConsentsService } from '#libs/domain/consents';
-import { FinancialDataService, moneyToStrings } from '#libs/domain/financial-data';
+import { moneyToStrings } from '#libs/domain/financial-data';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { type PsuHeaders, UPSTREAM_CLIENT, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
+import { CLOCK, type Clock } from '#libs/time';
+import {
+  type HostedVrpRequest,
+  type PsuHeaders,
+  UPSTREAM_CLIENT,
+  type UpstreamClient,
+  UpstreamError,
+  type UpstreamErrorKind,
+} from '#libs/upstream-client';
 import { HostedVrpRequestRepository, type StoredHostedVrpRequest } from './hosted-vrp-request.repository.js';
 import { checkPayee, type PayeeInput, wireAmount, wirePayee } from './payment-amount.js';
-import { type StoredControlParameters, VrpConsentsService } from './vrp-consents.service.js';
+import { checkedControlParameters, type StoredControlParameters } from './vrp-control-parameters.js';
 
 type Money = { amount: string; currency: string };
 
@@ -36,6 +44,8 @@ export interface HostedVrpRequestInput {
 const SUCCEEDED = 'succeed';
 
 const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'Hosted VRP request not found.');
+/** What an upstream hosted request id looks like: anything else is asked nothing and is not found. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const userNotFound = () => new DomainError(ErrorCode.NOT_FOUND, 'User not found.');
 
 /**
@@ -59,15 +69,25 @@ function hostedControl(
   };
 }
 
+/**
+ * The request as the API shows it: amounts as strings, and of its result only the upstream consent id.
+ * The result's consent token is never passed on: the BFF keeps tokens, merchants get ids.
+ */
+function shown({ result, ...rest }: HostedVrpRequest) {
+  return {
+    ...moneyToStrings(rest),
+    ...(result ? { result: { upstreamConsentId: result.consentId ?? null } } : {}),
+  };
+}
+
 @Injectable()
 export class HostedVrpRequestsService {
   constructor(
     @Inject(UPSTREAM_CLIENT) private readonly upstream: UpstreamClient,
+    @Inject(CLOCK) private readonly clock: Clock,
     private readonly requests: HostedVrpRequestRepository,
     private readonly consents: ConsentRepository,
     private readonly hostedConsents: HostedConsentsService,
-    private readonly vrp: VrpConsentsService,
-    private readonly data: FinancialDataService,
   ) {}
 
   async create(caller: TenantCaller, userId: string, input: HostedVrpRequestInput, psu: PsuHeaders = {}) {
@@ -77,8 +97,9 @@ export class HostedVrpRequestsService {
     checkRedirectUrl(input.redirectUrl, user.merchant.frontendOrigins);
     checkPayee(input.payee, 'payee');
     const { periodicLimit, ...rest } = input.controlParameters;
-    const control = this.vrp.checkedControlParameters(
+    const control = checkedControlParameters(
       { ...rest, periodicLimits: [{ ...periodicLimit, alignment: 'CONSENT' }] },
+      this.clock.now(),
       () => 'controlParameters.periodicLimit',
     );
     const initiationDetails = {
@@ -134,19 +155,13 @@ export class HostedVrpRequestsService {
   async get(caller: TenantCaller, requestId: string) {
     const tenant = tenantOf(caller);
     const row = await this.requests.find(tenant, requestId, caller.userId);
-    if (!row) return { ...(await this.data.hostedVrpRequest(caller, requestId)), consentId: null };
+    if (!row) return { ...(await this.madeElsewhere(tenant, requestId)), consentId: null };
     // Once the request has become a consent, reading it is a call for that consent (none before: no subject).
     if (row.consentId)
       describeWork({ merchantId: tenant, institutionId: row.institutionId, consentId: row.consentId });
     const subApplication = await this.consents.subApplicationOf(tenant);
-    let request;
-    try {
-      request = (await this.upstream.vrp.getCommercialRequest(requestId, { subApplication })).data;
-    } catch (error) {
-      if (error instanceof UpstreamError && error.kind === 'NOT_FOUND') throw notFound();
-      throw mapUpstreamFailure(error, { field: 'requestId' });
-    }
-    const { result, ...rest } = request;
+    const request = await this.upstreamRequest(requestId, subApplication, ['NOT_FOUND']);
+    const { result } = request;
     // Taken once: a request already linked to its consent costs no write on later reads. One that was
     // taken but not linked (its reader died between) is taken again, which finds the same consent.
     const consentId =
@@ -154,11 +169,36 @@ export class HostedVrpRequestsService {
       (request.status?.currentStatus === SUCCEEDED && result?.consentId && result.consentToken
         ? await this.adopt(tenant, row, result.consentId, result.consentToken, subApplication)
         : null);
-    return {
-      ...moneyToStrings(rest),
-      ...(result ? { result: { upstreamConsentId: result.consentId ?? null } } : {}),
-      consentId,
-    };
+    return { ...shown(request), consentId };
+  }
+
+  /**
+   * A request we hold no row of (made elsewhere, or not at all). The upstream scopes hosted requests by
+   * application, so asking as the merchant's sub-application answers only that merchant's requests;
+   * anything else is 404. A merchant without a sub-application shares the root application with every
+   * other such merchant, and we keep no record of which merchant created a root request, so it cannot
+   * prove ownership of any hosted request: it always gets 404 NOT_FOUND (without asking the upstream),
+   * never another merchant's request.
+   */
+  private async madeElsewhere(tenant: MerchantId, requestId: string) {
+    if (!REQUEST_ID.test(requestId)) throw notFound();
+    const subApplication = await this.consents.subApplicationOf(tenant);
+    if (!subApplication) throw notFound();
+    return shown(await this.upstreamRequest(requestId, subApplication, ['NOT_FOUND', 'FORBIDDEN']));
+  }
+
+  /** The request as the upstream has it; one it answers with a `hidden` kind of error is our 404. */
+  private async upstreamRequest(
+    requestId: string,
+    subApplication: string | undefined,
+    hidden: readonly UpstreamErrorKind[],
+  ): Promise<HostedVrpRequest> {
+    try {
+      return (await this.upstream.vrp.getCommercialRequest(requestId, { subApplication })).data;
+    } catch (error) {
+      if (error instanceof UpstreamError && hidden.includes(error.kind)) throw notFound();
+      throw mapUpstreamFailure(error, { field: 'requestId' });
+    }
   }
 
   private async adopt(

@@ -1,4 +1,5 @@
 export * from './hosted-vrp-requests.service.js';
+export * from './parked-payment.repository.js';
 export * from './parked-payments.service.js';
 export * from './payment-amount.js';
 export * from './payment-state.repository.js';
@@ -10,6 +11,7 @@ export * from './payments.module.js';
 export * from './payments.service.js';
 export * from './single-payments.service.js';
 export * from './vrp-consents.service.js';
+export * from './vrp-control-parameters.js';
 export * from './vrp-payment.repository.js';
 export * from './vrp-payments.service.js';
 export * from './vrp-period.js';

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError, ErrorCode } from '#libs/errors';
-import { type ParkedPaymentView, PaymentRepository } from './payment.repository.js';
+import { ParkedPaymentRepository } from './parked-payment.repository.js';
 import { PaymentStateRepository } from './payment-state.repository.js';
 import { PaymentStatus } from './payment-status.js';
+import type { ParkedPaymentView } from './payment-views.js';
 
 /** What a person found at the bank: the money moved, or it did not. */
 export type ParkedOutcome = typeof PaymentStatus.Completed | typeof PaymentStatus.Failed;
@@ -16,7 +17,7 @@ export type ParkedOutcome = typeof PaymentStatus.Completed | typeof PaymentStatu
 @Injectable()
 export class ParkedPaymentsService {
   constructor(
-    private readonly payments: PaymentRepository,
+    private readonly parked: ParkedPaymentRepository,
     private readonly state: PaymentStateRepository,
   ) {}
 
@@ -24,7 +25,7 @@ export class ParkedPaymentsService {
     limit: number,
     afterId?: string,
   ): Promise<{ payments: ParkedPaymentView[]; nextAfterId: string | null }> {
-    const { rows, more } = await this.payments.listParked(limit, afterId);
+    const { rows, more } = await this.parked.list(limit, afterId);
     return { payments: rows, nextAfterId: more ? (rows.at(-1)?.id ?? null) : null };
   }
 
@@ -33,7 +34,7 @@ export class ParkedPaymentsService {
     outcome: ParkedOutcome,
     note?: string,
   ): Promise<{ id: string; merchantId: string; status: ParkedOutcome }> {
-    const parked = await this.payments.findParked(id);
+    const parked = await this.parked.find(id);
     if (!parked) {
       throw new DomainError(
         ErrorCode.NOT_FOUND,

@@ -4,14 +4,15 @@ import { DatabasePool } from '#libs/database';
 import { PAYMENT_SQL, toPaymentView, toWork } from './payment.statements.js';
 import { CLAIM_LEASE_SECONDS } from './payment-claim-lease.js';
 import { FINAL_PAYMENT_STATUSES } from './payment-status.js';
-import type { ParkedPaymentView, PaymentView, PaymentWork } from './payment-views.js';
+import type { PaymentView, PaymentWork } from './payment-views.js';
 
 export { PAYMENT_SQL, toPaymentView, VIEW_COLUMNS, type ViewRow } from './payment.statements.js';
 export type { ParkedPaymentView, PaymentView, PaymentWork } from './payment-views.js';
 export { CLAIM_LEASE_SECONDS };
 /**
  * Reads and the non-final writes of `payments` (single and VRP); final statuses are PaymentStateRepository's,
- * VRP reservations VrpPaymentRepository's. Every tenant read names the merchant.
+ * VRP reservations VrpPaymentRepository's, the operator's parked list ParkedPaymentRepository's. Every
+ * tenant read names the merchant.
  */
 @Injectable()
 export class PaymentRepository {
@@ -201,50 +202,6 @@ export class PaymentRepository {
       values: [limit, CLAIM_LEASE_SECONDS],
     });
     return rows.map(toWork);
-  }
-
-  /**
-   * Payments parked for a person, oldest first across merchants: not final, and no check scheduled (a
-   * repeated send refused, no token left to ask with, or no final status after 7 days). Keyset by id.
-   */
-  async listParked(limit: number, afterId?: string): Promise<{ rows: ParkedPaymentView[]; more: boolean }> {
-    const rows = await this.parked(
-      afterId ? PAYMENT_SQL.parkedAfter : PAYMENT_SQL.parkedFirst,
-      limit + 1,
-      afterId,
-    );
-    return { rows: rows.slice(0, limit), more: rows.length > limit };
-  }
-
-  /** One parked payment, or null (no such payment, or one a check will still move, or final). */
-  async findParked(id: string): Promise<ParkedPaymentView | null> {
-    const [row] = await this.parked(PAYMENT_SQL.parkedOne, 1, id);
-    return row ?? null;
-  }
-
-  private async parked(
-    statement: typeof PAYMENT_SQL.parkedOne,
-    limit: number,
-    id?: string,
-  ): Promise<ParkedPaymentView[]> {
-    const rows = await this.db.rows({
-      ...statement,
-      values: id ? [limit, id] : [limit],
-    });
-    return rows.map((r) => ({
-      id: r.id,
-      merchantId: r.merchant_id,
-      merchantName: r.merchant_name,
-      kind: r.kind,
-      status: r.status,
-      amount: { amount: r.amount, currency: r.currency },
-      paymentIdempotencyId: r.payment_idempotency_id,
-      upstreamPaymentId: r.upstream_payment_id,
-      reason: r.reason,
-      createdAt: r.created_at,
-      reference: r.reference,
-      userReference: r.user_reference,
-    }));
   }
 
   /** A submission that did not complete is no longer in flight: the poll may send it again on its schedule. */

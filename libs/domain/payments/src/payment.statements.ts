@@ -1,7 +1,7 @@
 import { column, isoText, row, type RowOf, sqlStatement } from '#libs/database';
 import { amountText, type PayeeInput } from './payment-amount.js';
 import { FINAL_STATUSES_SQL, PARKED_PAYMENT, PaymentStatus } from './payment-status.js';
-import { HELD_REASON, type ParkedPaymentView, type PaymentView, type PaymentWork } from './payment-views.js';
+import { HELD_REASON, type PaymentView, type PaymentWork } from './payment-views.js';
 
 // The statements PaymentRepository runs, the rows they answer and the views made of them, apart from its
 // methods.
@@ -102,35 +102,6 @@ export const toWork = (r: RowOf<typeof WORK_ROW>): PaymentWork => ({
  * `lease` seconds before the poll takes it over.
  */
 const NEXT_CHECK = `now() + least(greatest((now() - created_at) / 4, make_interval(secs => $2::int)), interval '15 minutes')`;
-
-/** Parked payments (see listParked), after `filter` on the id ($3). */
-const parked = (filter: string) =>
-  sqlStatement(
-    undefined,
-    `SELECT p.id, p.merchant_id, m.name AS merchant_name, p.kind::text AS kind, p.status,
-          ${amountText('p.amount', 'p.currency')} AS amount, p.currency, p.payment_idempotency_id,
-          p.upstream_payment_id, p.status_details->>'pollStopped' AS reason,
-          ${isoText('p.created_at')} AS created_at, p.reference, u.reference AS user_reference
-        FROM payments p JOIN merchants m ON m.id = p.merchant_id
-          JOIN consents c ON c.id = p.consent_id JOIN users u ON u.id = c.user_id
-        WHERE ${PARKED_PAYMENT('p')} ${filter}
-        ORDER BY p.id LIMIT $1`,
-    {
-      id: 'string',
-      merchant_id: 'string',
-      merchant_name: 'string',
-      kind: column<ParkedPaymentView['kind']>('string'),
-      status: 'string',
-      amount: 'string',
-      currency: 'string',
-      payment_idempotency_id: 'string',
-      upstream_payment_id: 'string?',
-      reason: 'string?',
-      created_at: 'string',
-      reference: 'string?',
-      user_reference: 'string',
-    },
-  );
 
 export const PAYMENT_SQL = {
   createSingle: sqlStatement(
@@ -233,9 +204,6 @@ export const PAYMENT_SQL = {
         RETURNING ${WORK_COLUMNS}`,
     WORK_ROW,
   ),
-  parkedFirst: parked(''),
-  parkedAfter: parked('AND p.id > $2::uuid'),
-  parkedOne: parked('AND p.id = $2::uuid'),
   submitLater: sqlStatement(
     'payments.submit-later',
     `UPDATE payments SET next_status_check_at = ${NEXT_CHECK}

@@ -4,6 +4,7 @@ import { EventsModule } from '#libs/domain/events';
 import { FinancialDataModule } from '#libs/domain/financial-data';
 import { HostedVrpRequestRepository } from './hosted-vrp-request.repository.js';
 import { HostedVrpRequestsService } from './hosted-vrp-requests.service.js';
+import { ParkedPaymentRepository } from './parked-payment.repository.js';
 import { ParkedPaymentsService } from './parked-payments.service.js';
 import { PaymentRepository } from './payment.repository.js';
 import { PaymentCallOptionsService } from './payment-call-options.service.js';
@@ -27,6 +28,7 @@ import { VrpPaymentsService } from './vrp-payments.service.js';
   providers: [
     HostedVrpRequestRepository,
     HostedVrpRequestsService,
+    ParkedPaymentRepository,
     ParkedPaymentsService,
     PaymentRepository,
     PaymentCallOptionsService,

@@ -14,6 +14,11 @@ import {
   wireAmount,
   wirePayee,
 } from './payment-amount.js';
+import {
+  checkedControlParameters,
+  type StoredControlParameters,
+  type VrpControlInput,
+} from './vrp-control-parameters.js';
 import { VrpPaymentRepository } from './vrp-payment.repository.js';
 import { periodLimitsAt, type VrpControl, vrpCurrency } from './vrp-period-limit.js';
 
@@ -24,26 +29,7 @@ export interface VrpConsentInput {
   payee: PayeeInput;
   reference?: string;
   redirectUrl: string;
-  controlParameters: {
-    maxAmountPerPayment: Money;
-    periodicLimits: { frequency: string; alignment?: string; totalMaxAmount: Money }[];
-    psuAuthenticationMethods?: string[];
-    validFrom?: string;
-    validTo?: string;
-  };
-}
-
-/** The upstream's periodic-limit frequencies (its VrpPeriodicLimits). */
-export const VRP_FREQUENCIES = ['DAILY', 'WEEKLY', 'EVERY_TWO_WEEKS', 'MONTHLY', 'YEARLY'];
-export const VRP_ALIGNMENTS = ['CONSENT', 'CALENDAR'];
-
-/** The control parameters as we keep them: every default filled in, amounts as exact decimal strings. */
-export interface StoredControlParameters {
-  psuAuthenticationMethods: string[];
-  maxAmountPerPayment: Money;
-  periodicLimits: { frequency: string; alignment: string; totalMaxAmount: Money }[];
-  validFrom: string;
-  validTo?: string;
+  controlParameters: VrpControlInput;
 }
 
 /**
@@ -66,7 +52,7 @@ export class VrpConsentsService {
     userId: string,
     input: VrpConsentInput,
   ): Promise<ConsentView & { controlParameters: StoredControlParameters }> {
-    const control = this.checkedControlParameters(input.controlParameters);
+    const control = checkedControlParameters(input.controlParameters, this.clock.now());
     checkPayee(input.payee, 'payee');
     const initiationDetails = {
       payee: wirePayee(input.payee),
@@ -192,53 +178,6 @@ export class VrpConsentsService {
       };
     });
   }
-
-  /**
-   * The limits checked (one currency, each amount sane, dates in order) with every default filled in, as
-   * they are kept. `limitField` names a limit in errors: the hosted request takes a single one.
-   */
-  checkedControlParameters(
-    input: VrpConsentInput['controlParameters'],
-    limitField = (i: number) => `controlParameters.periodicLimits[${i}]`,
-  ): StoredControlParameters {
-    const field = 'controlParameters';
-    parseAmount(input.maxAmountPerPayment, `${field}.maxAmountPerPayment`);
-    const currency = input.maxAmountPerPayment.currency;
-    if (input.periodicLimits.length === 0) {
-      throw invalidField(`${field}.periodicLimits`, 'must name at least one limit');
-    }
-    const seen = new Set<string>();
-    const periodicLimits = input.periodicLimits.map((limit, i) => {
-      const at = limitField(i);
-      if (!VRP_FREQUENCIES.includes(limit.frequency)) {
-        throw invalidField(`${at}.frequency`, `must be one of ${VRP_FREQUENCIES.join(', ')}`);
-      }
-      const alignment = limit.alignment ?? 'CONSENT';
-      if (!VRP_ALIGNMENTS.includes(alignment)) {
-        throw invalidField(`${at}.alignment`, `must be one of ${VRP_ALIGNMENTS.join(', ')}`);
-      }
-      if (seen.has(limit.frequency)) throw invalidField(`${at}.frequency`, 'is named twice');
-      seen.add(limit.frequency);
-      parseAmount(limit.totalMaxAmount, `${at}.totalMaxAmount`);
-      if (limit.totalMaxAmount.currency !== currency) {
-        throw invalidField(`${at}.totalMaxAmount.currency`, `must be ${currency}, as maxAmountPerPayment`);
-      }
-      return { frequency: limit.frequency, alignment, totalMaxAmount: limit.totalMaxAmount };
-    });
-    const now = this.clock.now();
-    const validFrom = input.validFrom ? date(input.validFrom, `${field}.validFrom`) : now;
-    const validTo = input.validTo ? date(input.validTo, `${field}.validTo`) : null;
-    if (validTo && (validTo <= validFrom || validTo <= now)) {
-      throw invalidField(`${field}.validTo`, 'must be after validFrom and in the future');
-    }
-    return {
-      psuAuthenticationMethods: input.psuAuthenticationMethods ?? ['SCA_NOT_REQUIRED'],
-      maxAmountPerPayment: input.maxAmountPerPayment,
-      periodicLimits,
-      validFrom: validFrom.toISOString(),
-      ...(validTo ? { validTo: validTo.toISOString() } : {}),
-    };
-  }
 }
 
 const wire = (money: Money) => wireAmount(money.amount, money.currency);
@@ -249,10 +188,4 @@ function money(a: Amount | { amount: number | string; currency: string }): Money
     amount: typeof a.amount === 'number' ? amountToApi(a.amount) : decimalToApi(new Prisma.Decimal(a.amount)),
     currency: a.currency,
   };
-}
-
-function date(value: string, field: string): Date {
-  const parsed = new Date(value);
-  if (Number.isNaN(parsed.getTime())) throw invalidField(field, 'must be an ISO 8601 date-time');
-  return parsed;
 }

@@ -85,7 +85,8 @@ type Rows = <R extends object>(statement: SqlStatement<R>) => Promise<R[]>;
 /**
  * VRP payments in `payments`: the limit check and the reservation are one transaction holding the
  * consent's row lock, so concurrent payments on one consent are checked one after another and can never
- * overspend together. A reservation counts against the limits until it fails.
+ * overspend together. A reservation counts against the limits until it fails. Kept whole: the check and
+ * the consent view's amounts left are one query, so they cannot disagree.
  */
 @Injectable()
 export class VrpPaymentRepository {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
-import { AccountPlacementRepository } from '#libs/domain/accounts';
+import { AccountBalanceRepository } from '#libs/domain/accounts';
 import type { SyncWindow } from '#libs/domain/sync-runs';
 import type { AccountBalance } from '#libs/upstream-client';
 import type { TenantRun } from './sync-run-ending.service.js';
@@ -14,7 +14,7 @@ import { TransactionRepository } from './transaction.repository.js';
 export class SyncedDataService {
   constructor(
     private readonly transactions: TransactionRepository,
-    private readonly placement: AccountPlacementRepository,
+    private readonly balances: AccountBalanceRepository,
   ) {}
 
   /** `seen` as SyncRunEndingService.succeed takes it; answers how many records were removed. */
@@ -29,7 +29,7 @@ export class SyncedDataService {
       seen === null
         ? 0
         : await this.transactions.removeUnseen(run.merchantId, db, run.accountId, window, seen);
-    await this.placement.replaceBalances(
+    await this.balances.replace(
       run.merchantId,
       db,
       run.accountId,

@@ -55,7 +55,10 @@ const notFound = () => new DomainError(ErrorCode.NOT_FOUND, 'User not found.');
 /** A create the upstream refuses (its 400) is a refusal of the reference the caller gave (or its form). */
 const REFUSED = { field: 'reference', noInstitution: true } as const;
 
-/** Merchant users, kept in step with the upstream's users of the merchant's (sub-)application. */
+/**
+ * Merchant users, kept in step with the upstream's users of the merchant's (sub-)application. Kept whole:
+ * every operation keeps the same two records in step, through the same upstream user.
+ */
 @Injectable()
 export class UsersService {
   constructor(

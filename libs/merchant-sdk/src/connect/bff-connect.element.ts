@@ -12,6 +12,8 @@ import { bankView, errorParts, outcomeView, progressView, resultView, type View 
 import { funnelEndOf, type Outcome, outcomeOf, waitForConsent } from './consent-outcome.js';
 import { credentialsStep, type EmbeddedHost } from './embedded-flow.js';
 
+// Kept whole: the element's one state (stage, busy, the consent under way); its parts are in its imports.
+
 /** The API's embedded poll gives up after 2 minutes; a redirect's return is settled already, or nearly. */
 const EMBEDDED_TIMEOUT_MS = 150_000;
 const RETURN_TIMEOUT_MS = 30_000;
