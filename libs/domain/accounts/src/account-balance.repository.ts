@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { MerchantId } from '#libs/context';
 import { Prisma, sqlStatement } from '#libs/database';
 import { uuidV7 } from '#libs/ids';
-import type { Account as UpstreamAccount } from '#libs/upstream-client';
+import type { Account as UpstreamAccount,AccountBalance } from '#libs/upstream-client';
 import { decimalFromUpstream } from './money.js';
 
 export const ACCOUNT_BALANCE_SQL = {
@@ -26,6 +26,11 @@ export const ACCOUNT_BALANCE_SQL = {
   ),
 };
 
+/** A balance the bank reported with its type and amount: the only kind stored (one per type). */
+type UsableBalance = AccountBalance & { type: string; balanceAmount: { amount: number; currency: string } };
+const usable = (balances: readonly AccountBalance[] = []): UsableBalance[] =>
+  balances.filter((b): b is UsableBalance => typeof b.type === 'string' && b.balanceAmount !== undefined);
+
 const json = (v: unknown): Prisma.InputJsonValue | typeof Prisma.DbNull =>
   v === undefined || v === null ? Prisma.DbNull : v;
 
@@ -43,10 +48,7 @@ export class AccountBalanceRepository {
     accountId: string,
     a: UpstreamAccount,
   ): Promise<void> {
-    const balances = (a.accountBalances ?? []).filter(
-      (b): b is typeof b & { type: string; balanceAmount: { amount: number; currency: string } } =>
-        typeof b.type === 'string' && b.balanceAmount !== undefined,
-    );
+    const balances = usable(a.accountBalances);
     await tx.accountBalance.deleteMany({
       where: { merchantId, accountId, type: { notIn: balances.map((b) => b.type) } },
     });
@@ -66,20 +68,14 @@ export class AccountBalanceRepository {
     }
   }
 
-  /** The latest balances, in the sync's final transaction. */
+  /** The latest balances a sync read, in its final transaction. */
   async replace(
     merchantId: MerchantId,
     db: pg.PoolClient,
     accountId: string,
-    balances: readonly {
-      type: string;
-      amount: number;
-      currency: string;
-      dateTime: string | null;
-      creditLineIncluded: boolean | null;
-      creditLines: unknown;
-    }[],
+    read: readonly AccountBalance[],
   ): Promise<void> {
+    const balances = usable(read);
     await db.query({
       ...ACCOUNT_BALANCE_SQL.deleteStaleBalances,
       values: [merchantId, accountId, balances.map((b) => b.type)],
@@ -94,10 +90,10 @@ export class AccountBalanceRepository {
           balances.map((b) => ({
             id: uuidV7(),
             type: b.type,
-            amount: b.amount,
-            currency: b.currency,
-            date_time: b.dateTime,
-            credit_line_included: b.creditLineIncluded,
+            amount: b.balanceAmount.amount,
+            currency: b.balanceAmount.currency,
+            date_time: b.dateTime ?? null,
+            credit_line_included: b.creditLineIncluded ?? null,
             credit_lines: b.creditLines ?? null,
           })),
         ),

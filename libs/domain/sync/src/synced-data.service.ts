@@ -29,21 +29,7 @@ export class SyncedDataService {
       seen === null
         ? 0
         : await this.transactions.removeUnseen(run.merchantId, db, run.accountId, window, seen);
-    await this.balances.replace(
-      run.merchantId,
-      db,
-      run.accountId,
-      balances
-        .filter((b) => typeof b.type === 'string' && b.balanceAmount !== undefined)
-        .map((b) => ({
-          type: b.type!,
-          amount: b.balanceAmount!.amount,
-          currency: b.balanceAmount!.currency,
-          dateTime: b.dateTime ?? null,
-          creditLineIncluded: b.creditLineIncluded ?? null,
-          creditLines: b.creditLines ?? null,
-        })),
-    );
+    await this.balances.replace(run.merchantId, db, run.accountId, balances);
     return removed;
   }
 }
