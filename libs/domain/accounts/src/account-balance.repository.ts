@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { MerchantId } from '#libs/context';
 import { Prisma, sqlStatement } from '#libs/database';
 import { uuidV7 } from '#libs/ids';
-import type { Account as UpstreamAccount,AccountBalance } from '#libs/upstream-client';
+import type { Account as UpstreamAccount, AccountBalance } from '#libs/upstream-client';
 import { decimalFromUpstream } from './money.js';
 
 export const ACCOUNT_BALANCE_SQL = {
