@@ -8,12 +8,14 @@ export const APP_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' };
 /**
  * Node flags per app, read by V8 only as the process starts. The worker and the sandbox keep V8's young
  * generation at 2 × 16 MiB (V8 grows it to 2 × 32 MiB): the worker's peak RSS in the sync bench falls by
- * 80 MiB, its CPU unchanged. The api keeps the default: its requests per second are its targets. Every
- * app under apps/ is named here (test/app-runtime.spec.ts).
+ * 80 MiB, its CPU unchanged. The api keeps the default: its requests per second are its targets. No memory
+ * reducer: after start and after each burst it spent 15 to 20 ms of CPU a second for 20 to 40 s giving
+ * pages back in small steps; the apps give them back in one collection instead (trimHeapWhenIdle in
+ * libs/core). Every app under apps/ is named here (test/app-runtime.spec.ts).
  */
 export const APP_NODE_FLAGS = {
-  api: [],
-  worker: ['--max-semi-space-size=16'],
-  sandbox: ['--max-semi-space-size=16'],
+  api: ['--no-memory-reducer'],
+  worker: ['--max-semi-space-size=16', '--no-memory-reducer'],
+  sandbox: ['--max-semi-space-size=16', '--no-memory-reducer'],
   'demo-merchant': [],
 };

@@ -2,7 +2,14 @@ import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-let collectGarbage: (() => void) | undefined;
+let collectGarbage: NodeJS.GCFunction | undefined;
+let sizesBeforeStart: MemorySizes | undefined;
+
+/**
+ * A full collection that goes on until nothing more frees and gives the emptied pages back: what V8's memory
+ * reducer does in small steps over tens of seconds (off: `--no-memory-reducer` in scripts/app-runtime.mjs).
+ */
+const collectAll = (gc: NodeJS.GCFunction) => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 
 /**
  * V8 settings of the long-running apps (api, worker, sandbox), set first thing in `main`, before anything is
@@ -16,14 +23,16 @@ let collectGarbage: (() => void) | undefined;
  *   targets at the same throughput (re-measure: `npm run bench -- --only sync,sandbox-rotation`). The
  *   api keeps V8's default: its targets are requests
  *   per second, and more frequent full collections take CPU from them on two shared cores.
- * - A full collection can be asked for (`trimHeapWhenIdle`).
+ * - A full collection can be asked for (`trimHeapWhenIdle`): it stands in for V8's memory reducer, which the
+ *   apps run without (scripts/app-runtime.mjs).
  */
 export function applyRuntimeFlags(options: { leanHeap: boolean }): void {
   v8.setFlagsFromString('--liftoff-only');
   if (options.leanHeap) v8.setFlagsFromString('--heap-growing-percent=25');
   v8.setFlagsFromString('--expose-gc');
   // The flag puts `gc` on contexts made from now on: one made here hands it over.
-  collectGarbage = runInNewContext('gc') as () => void;
+  collectGarbage = runInNewContext('gc') as NodeJS.GCFunction;
+  sizesBeforeStart = sizesNow();
 }
 
 /** Busy below this share of the interval counts as idle. */
@@ -61,8 +70,8 @@ const sizesNow = (): MemorySizes => {
 };
 
 /**
- * After a burst, V8 keeps the heap it grew (and the garbage in it) until something allocates again, so an
- * idle process would hold its peak memory. Every `everyMs`, a process that was idle for the whole interval
+ * After start and after a burst, V8 keeps the heap it grew (and the garbage in it) until something
+ * allocates again, so an idle process would hold its peak memory. Every `everyMs`, a process that was idle for the whole interval
  * and whose heap or RSS grew by 32 MiB since the last trim runs one full collection, which gives the pages
  * back.
  * Never under load: a busy process collects as it goes. Needs `applyRuntimeFlags()` first; otherwise a no-op.
@@ -71,7 +80,9 @@ const sizesNow = (): MemorySizes => {
 export function trimHeapWhenIdle(everyMs = 5_000): () => void {
   const gc = collectGarbage;
   if (!gc) return () => undefined;
-  const state: TrimState = { baseline: sizesNow() };
+  // From the sizes before the app was built: what starting left (about 100 MiB of the api's) goes at the
+  // first idle interval.
+  const state: TrimState = { baseline: sizesBeforeStart ?? sizesNow() };
   let last = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
@@ -79,7 +90,7 @@ export function trimHeapWhenIdle(everyMs = 5_000): () => void {
     last = now;
     const sizes = sizesNow();
     if (shouldTrim(state, utilization, sizes)) {
-      gc();
+      collectAll(gc);
       state.baseline = sizesNow();
     } else {
       state.baseline = {
