@@ -7,7 +7,7 @@ import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { KeptAnswer } from '../common/kept-answer.hook.js';
-import { keysetPage } from '../common/paging.js';
+import { userAccountsPage } from '../common/pages/account-pages.js';
 import { AccountOutput } from './outputs/account.output.js';
 
 @ApiTags('accounts')
@@ -27,9 +27,7 @@ export class AccountsController {
   @ApiInvalid()
   @ApiMissing()
   async list(@IdParam('userId') userId: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
-    const page = keysetPage(query, `/v1/users/${encodeURIComponent(userId)}/accounts`);
-    const { accounts, nextAfterId } = await this.accounts.listForUser(caller, userId, page.limit, page.after);
-    return page.answer(accounts, nextAfterId);
+    return userAccountsPage(this.accounts, caller, userId, query);
   }
 
   @Get('accounts/:accountId')

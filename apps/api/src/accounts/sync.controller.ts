@@ -29,7 +29,8 @@ import { IdParam } from '../common/id-param.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { KeptAnswer, notKept } from '../common/kept-answer.hook.js';
 import { SyncRunOutput } from '../common/outputs/sync-run.output.js';
-import { keysetPage, pageMeta } from '../common/paging.js';
+import { syncRunsPage } from '../common/pages/account-pages.js';
+import { pageMeta } from '../common/paging.js';
 import { ListTransactionsInput } from './inputs/list-transactions.input.js';
 import { SyncRequestedOutput } from './outputs/sync-run.output.js';
 import { StoredTransactionsMeta, TransactionOutput } from './outputs/transaction.output.js';
@@ -77,9 +78,7 @@ export class SyncController {
     @Query() query: ListInput,
     @Tenant() caller: TenantCaller,
   ) {
-    const page = keysetPage(query, `/v1/accounts/${encodeURIComponent(accountId)}/syncs`);
-    const { runs, nextBeforeId } = await this.sync.listRuns(caller, accountId, page.limit, page.after);
-    return page.answer(runs, nextBeforeId);
+    return syncRunsPage(this.sync, caller, accountId, query);
   }
 
   @Get('syncs/:syncId')

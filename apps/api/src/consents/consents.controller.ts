@@ -23,7 +23,7 @@ import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { ConsentOutput } from '../common/outputs/consent.output.js';
-import { keysetPage } from '../common/paging.js';
+import { consentHistoryPage, userConsentsPage } from '../common/pages/consent-pages.js';
 import { CreateConsentInput } from './inputs/create-consent.input.js';
 import { CreateEmbeddedConsentInput } from './inputs/create-embedded-consent.input.js';
 import { ReauthoriseConsentInput } from './inputs/reauthorise-consent.input.js';
@@ -35,9 +35,6 @@ import { CreatedConsentOutput } from './outputs/created-consent.output.js';
 import { ConsentStatusOutput, EmbeddedConsentOutput } from './outputs/embedded-consent.output.js';
 import { PreAuthorisationOutput } from './outputs/pre-authorisation.output.js';
 import { ReauthorisationOutput } from './outputs/reauthorisation.output.js';
-
-/** The history's cursor: the number of the last change served (below 10^18, so always a bigint). */
-const CHANGE_NUMBER = /^[1-9][0-9]{0,17}$/;
 
 const USER_PRESENT =
   ' With the user present (`psu-ip-address`, or a user session), a consent this step authorises has its first syncs read the bank for them: not from its daily allowance of reads without the user.';
@@ -195,14 +192,7 @@ export class ConsentsController {
   @ApiInvalid()
   @ApiMissing()
   async list(@IdParam('userId') userId: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
-    const page = keysetPage(query, `/v1/users/${encodeURIComponent(userId)}/consents`);
-    const { consents, nextBeforeId } = await this.consents.listForUser(
-      caller,
-      userId,
-      page.limit,
-      page.after,
-    );
-    return page.answer(consents, nextBeforeId);
+    return userConsentsPage(this.consents, caller, userId, query);
   }
 
   @Get('consents/:consentId')
@@ -228,16 +218,7 @@ export class ConsentsController {
     @Query() query: ListInput,
     @Tenant() caller: TenantCaller,
   ) {
-    const page = keysetPage(query, `/v1/consents/${encodeURIComponent(consentId)}/history`, {
-      key: CHANGE_NUMBER,
-    });
-    const { changes, nextAfterId } = await this.consents.statusHistory(
-      caller,
-      consentId,
-      page.limit,
-      page.after,
-    );
-    return page.answer(changes, nextAfterId);
+    return consentHistoryPage(this.consents, caller, consentId, query);
   }
 
   @Delete('consents/:consentId')
