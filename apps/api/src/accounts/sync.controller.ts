@@ -1,11 +1,5 @@
 import { Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiConflictResponse,
-  ApiNotFoundResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiConflictResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { TenantCaller } from '#libs/context';
 import type { ServedTransaction } from '#libs/domain/financial-data';
@@ -24,7 +18,7 @@ import {
   sendServedBytes,
   Tenant,
 } from '#libs/http';
-import { dailyLimitResponse, missing } from '../common/api-responses.js';
+import { ApiInvalid, ApiMissing, dailyLimitResponse } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { KeptAnswer, notKept } from '../common/kept-answer.hook.js';
@@ -48,7 +42,7 @@ export class SyncController {
     description: `Queues a sync of the account from the bank into our store. While one is queued or running, answers that one’s id. Watch it with GET /v1/syncs/{syncId}; a \`sync.succeeded\` or \`sync.failed\` event follows. With the user present (\`psu-ip-address\`, or a user session) the bank is read on their behalf and the read is not one of its daily allowance (\`sync.unattendedReads\`), if it starts within ${USER_PRESENT_MS / 60_000} minutes; without, it takes one, and none left answers 429.`,
   })
   @ApiAnswer(202, SyncRequestedOutput)
-  @ApiNotFoundResponse(missing)
+  @ApiMissing()
   @dailyLimitResponse()
   @ApiConflictResponse({
     type: ApiErrorResponse,
@@ -71,8 +65,8 @@ export class SyncController {
       'The account’s syncs (initial, scheduled and asked for), newest first, keyset-paged by an opaque cursor; each as GET /v1/syncs/{syncId} shows it. The newest SYNC_RUNS_KEPT_PER_ACCOUNT (100 by default) are kept; older ones are removed as new runs end.',
   })
   @ApiAnswer(200, SyncRunOutput, { list: true })
-  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
-  @ApiNotFoundResponse(missing)
+  @ApiInvalid('VALIDATION_FAILED (a bad cursor too)')
+  @ApiMissing()
   async history(
     @IdParam('accountId') accountId: string,
     @Query() query: ListInput,
@@ -84,7 +78,7 @@ export class SyncController {
   @Get('syncs/:syncId')
   @ApiOperation({ summary: 'One sync: status, window, progress and error' })
   @ApiAnswer(200, SyncRunOutput)
-  @ApiNotFoundResponse(missing)
+  @ApiMissing()
   async get(@IdParam('syncId') syncId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.sync.getRun(caller, syncId));
   }
@@ -98,8 +92,8 @@ export class SyncController {
       'What the background sync stored (never a call to the bank), newest first by default, keyset-paged by an opaque cursor. Each record has the upstream transaction record’s fields; amounts are decimal strings. `meta.complete` is true once a sync of the account has succeeded (its first reads everything the consent allows); until then the list holds what was written so far, and `meta.syncError` says why when a sync failed.',
   })
   @ApiAnswer(200, TransactionOutput, { list: true, meta: StoredTransactionsMeta })
-  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
-  @ApiNotFoundResponse(missing)
+  @ApiInvalid('VALIDATION_FAILED (a bad cursor too)')
+  @ApiMissing()
   async transactions(
     @IdParam('accountId') accountId: string,
     @Query() query: ListTransactionsInput,

@@ -1,13 +1,8 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiNotFoundResponse,
-  ApiOperation,
-  ApiServiceUnavailableResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiNotFoundResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { InstitutionsService } from '#libs/domain/institutions';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
+import { ApiInvalid } from '../common/api-responses.js';
 import { keysetPage } from '../common/paging.js';
 import { ListInstitutionsInput } from './inputs/list-institutions.input.js';
 import { InstitutionOutput } from './outputs/institution.output.js';
@@ -31,7 +26,7 @@ export class InstitutionsController {
       'Served from the cache the worker refreshes (filled from the upstream on the first read if empty). Filters combine; ordered by id, paged by an opaque cursor.',
   })
   @ApiAnswer(200, InstitutionOutput, { list: true })
-  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
+  @ApiInvalid()
   @ApiServiceUnavailableResponse(upstreamDown)
   async list(@Query() query: ListInstitutionsInput) {
     const filters = { country: query.country, feature: query.feature, q: query.q };
