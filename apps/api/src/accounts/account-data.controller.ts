@@ -1,13 +1,11 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { FinancialDataService } from '#libs/domain/financial-data';
 import {
   ApiAnswer,
   ApiCountMeta,
   ApiPsuHeaders,
-  Auth,
-  AuthKind,
   envelope,
   invalidRequest,
   Psu,
@@ -18,6 +16,7 @@ import { ApiInvalid, ApiMissing, dailyLimitResponse, upstreamFailures } from '..
 import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { listEnvelope, pageMeta } from '../common/paging.js';
+import { SessionReachableController } from '../common/session-reachable.decorator.js';
 import { CategoriseTransactionsInput } from './inputs/categorise-transactions.input.js';
 import { ListLiveTransactionsInput } from './inputs/list-live-transactions.input.js';
 import { ListStatementsInput } from './inputs/list-statements.input.js';
@@ -25,9 +24,7 @@ import { BeneficiaryOutput } from './outputs/beneficiary.output.js';
 import { StatementOutput } from './outputs/statement.output.js';
 import { CategorisationOutput, TransactionOutput } from './outputs/transaction.output.js';
 
-@ApiTags('accounts')
-@Auth(AuthKind.Merchant, AuthKind.UserSession)
-@Controller('v1/accounts')
+@SessionReachableController('accounts', 'v1/accounts')
 export class AccountDataController {
   constructor(private readonly data: FinancialDataService) {}
 

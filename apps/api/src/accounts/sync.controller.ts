@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { Get, HttpCode, Post, Query, Res } from '@nestjs/common';
 import { ApiConflictResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { TenantCaller } from '#libs/context';
@@ -9,8 +9,6 @@ import {
   ApiAnswer,
   ApiErrorResponse,
   ApiPsuHeaders,
-  Auth,
-  AuthKind,
   envelope,
   envelopeBytes,
   Psu,
@@ -25,13 +23,12 @@ import { KeptAnswer, notKept } from '../common/kept-answer.hook.js';
 import { SyncRunOutput } from '../common/outputs/sync-run.output.js';
 import { syncRunsPage } from '../common/pages/account-pages.js';
 import { pageMeta } from '../common/paging.js';
+import { SessionReachableController } from '../common/session-reachable.decorator.js';
 import { ListTransactionsInput } from './inputs/list-transactions.input.js';
 import { SyncRequestedOutput } from './outputs/sync-run.output.js';
 import { StoredTransactionsMeta, TransactionOutput } from './outputs/transaction.output.js';
 
-@ApiTags('sync')
-@Auth(AuthKind.Merchant, AuthKind.UserSession)
-@Controller('v1')
+@SessionReachableController('sync', 'v1')
 export class SyncController {
   constructor(private readonly sync: SyncService) {}
 

@@ -1,12 +1,13 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiGoneResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Get, Query } from '@nestjs/common';
+import { ApiGoneResponse, ApiOperation } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { type FeedPosition, TransactionChangesService } from '#libs/domain/sync';
-import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, envelope, Tenant } from '#libs/http';
 import { isUuid } from '#libs/ids';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { decodeCursor, encodeCursor } from '../common/paging.js';
+import { SessionReachableController } from '../common/session-reachable.decorator.js';
 import { ListTransactionChangesInput } from './inputs/list-transaction-changes.input.js';
 import { TransactionChangesOutput } from './outputs/transaction-changes.output.js';
 
@@ -39,9 +40,7 @@ function positionOf(cursor: string | undefined, userId: string): FeedPosition | 
 const cursorOf = (userId: string, { seq, afterId }: FeedPosition) =>
   encodeCursor(afterId === undefined ? `${userId}|${seq}` : `${userId}|${seq}|${afterId}`);
 
-@ApiTags('sync')
-@Auth(AuthKind.Merchant, AuthKind.UserSession)
-@Controller('v1/users')
+@SessionReachableController('sync', 'v1/users')
 export class TransactionChangesController {
   constructor(private readonly changes: TransactionChangesService) {}
 

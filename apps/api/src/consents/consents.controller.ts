@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOperation } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import {
   ConsentRenewalService,
@@ -7,23 +7,14 @@ import {
   EmbeddedConsentsService,
   RedirectConsentsService,
 } from '#libs/domain/consents';
-import {
-  ApiAnswer,
-  ApiPsuHeaders,
-  Auth,
-  AuthKind,
-  ConditionalGet,
-  envelope,
-  Psu,
-  type PsuInput,
-  Tenant,
-} from '#libs/http';
+import { ApiAnswer, ApiPsuHeaders, ConditionalGet, envelope, Psu, type PsuInput, Tenant } from '#libs/http';
 import { ApiFeatureUnsupported, ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { ConsentOutput } from '../common/outputs/consent.output.js';
 import { consentHistoryPage, userConsentsPage } from '../common/pages/consent-pages.js';
+import { SessionReachableController } from '../common/session-reachable.decorator.js';
 import { CreateConsentInput } from './inputs/create-consent.input.js';
 import { CreateEmbeddedConsentInput } from './inputs/create-embedded-consent.input.js';
 import { ReauthoriseConsentInput } from './inputs/reauthorise-consent.input.js';
@@ -46,9 +37,7 @@ const NOT_USABLE =
  * The consent routes, from connecting a bank to revoking it. Kept whole: one tag of the API reference,
  * each route its documentation and one service call.
  */
-@ApiTags('consents')
-@Auth(AuthKind.Merchant, AuthKind.UserSession)
-@Controller('v1')
+@SessionReachableController('consents', 'v1')
 export class ConsentsController {
   constructor(
     private readonly consents: ConsentsService,
