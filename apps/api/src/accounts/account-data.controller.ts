@@ -1,24 +1,22 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { FinancialDataService } from '#libs/domain/financial-data';
 import {
   ApiAnswer,
   ApiCountMeta,
-  ApiErrorResponse,
   ApiPsuHeaders,
-  Auth,
-  AuthKind,
   envelope,
   invalidRequest,
   Psu,
   type PsuInput,
   Tenant,
 } from '#libs/http';
-import { dailyLimitResponse, missing, upstreamFailures } from '../common/api-responses.js';
+import { ApiInvalid, ApiMissing, dailyLimitResponse, upstreamFailures } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { listEnvelope, pageMeta } from '../common/paging.js';
+import { SessionReachableController } from '../common/session-reachable.decorator.js';
 import { CategoriseTransactionsInput } from './inputs/categorise-transactions.input.js';
 import { ListLiveTransactionsInput } from './inputs/list-live-transactions.input.js';
 import { ListStatementsInput } from './inputs/list-statements.input.js';
@@ -26,9 +24,7 @@ import { BeneficiaryOutput } from './outputs/beneficiary.output.js';
 import { StatementOutput } from './outputs/statement.output.js';
 import { CategorisationOutput, TransactionOutput } from './outputs/transaction.output.js';
 
-@ApiTags('accounts')
-@Auth(AuthKind.Merchant, AuthKind.UserSession)
-@Controller('v1/accounts')
+@SessionReachableController('accounts', 'v1/accounts')
 export class AccountDataController {
   constructor(private readonly data: FinancialDataService) {}
 
@@ -39,8 +35,8 @@ export class AccountDataController {
       "Through to the bank with the account's consent (not stored). Up to `limit` (default 1000) statements a page; `meta.nextCursor` is set while more remain.",
   })
   @ApiAnswer(200, StatementOutput, { list: true })
-  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
-  @ApiNotFoundResponse(missing)
+  @ApiInvalid()
+  @ApiMissing()
   @upstreamFailures()
   @ApiPsuHeaders()
   async statements(
@@ -60,8 +56,8 @@ export class AccountDataController {
     description: "Through to the bank with the account's consent (not stored).",
   })
   @ApiAnswer(200, BeneficiaryOutput, { list: true })
-  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED: a malformed PSU header' })
-  @ApiNotFoundResponse(missing)
+  @ApiInvalid('VALIDATION_FAILED: a malformed PSU header')
+  @ApiMissing()
   @upstreamFailures()
   @ApiPsuHeaders()
   async beneficiaries(
@@ -82,8 +78,8 @@ export class AccountDataController {
       'Synchronous: the BFF asks the upstream to categorise, reads the result back and answers both the `categorisationId` and the categorised transactions (amounts as decimal strings). An empty period answers an empty list.',
   })
   @ApiAnswer(201, CategorisationOutput, { meta: ApiCountMeta })
-  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
-  @ApiNotFoundResponse(missing)
+  @ApiInvalid()
+  @ApiMissing()
   @upstreamFailures()
   async categorise(
     @IdParam('accountId') accountId: string,
@@ -104,8 +100,8 @@ export class AccountDataController {
       "Straight through to the upstream's real-time (cursor) endpoint, newest first, one upstream page per call: the bank decides its size (no `limit`; the sandbox's banks send 250) and gives no total. Records have the stored transactions' shape: `enrichment` and `transactionMutability`, which the bank's real-time endpoint does not give, come from the record's stored copy, so they are absent only on a record no sync has stored yet. `meta.nextCursor` is our own signed cursor wrapping the upstream's, valid only for this account and merchant; pass it back as `cursor` (alone) for the next page. Amounts are decimal strings.",
   })
   @ApiAnswer(200, TransactionOutput, { list: true })
-  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
-  @ApiNotFoundResponse(missing)
+  @ApiInvalid('VALIDATION_FAILED (a bad cursor too)')
+  @ApiMissing()
   @upstreamFailures()
   @dailyLimitResponse()
   @ApiPsuHeaders()

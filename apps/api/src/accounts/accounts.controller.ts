@@ -1,18 +1,17 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Get, Query } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { AccountsService } from '#libs/domain/accounts';
-import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { KeptAnswer } from '../common/kept-answer.hook.js';
-import { keysetPage } from '../common/paging.js';
+import { userAccountsPage } from '../common/pages/account-pages.js';
+import { SessionReachableController } from '../common/session-reachable.decorator.js';
 import { AccountOutput } from './outputs/account.output.js';
 
-@ApiTags('accounts')
-@Auth(AuthKind.Merchant, AuthKind.UserSession)
-@Controller('v1')
+@SessionReachableController('accounts', 'v1')
 export class AccountsController {
   constructor(private readonly accounts: AccountsService) {}
 
@@ -27,9 +26,7 @@ export class AccountsController {
   @ApiInvalid()
   @ApiMissing()
   async list(@IdParam('userId') userId: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
-    const page = keysetPage(query, `/v1/users/${encodeURIComponent(userId)}/accounts`);
-    const { accounts, nextAfterId } = await this.accounts.listForUser(caller, userId, page.limit, page.after);
-    return page.answer(accounts, nextAfterId);
+    return userAccountsPage(this.accounts, caller, userId, query);
   }
 
   @Get('accounts/:accountId')

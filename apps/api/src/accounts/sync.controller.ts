@@ -1,11 +1,5 @@
-import { Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiConflictResponse,
-  ApiNotFoundResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Get, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { ApiConflictResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { TenantCaller } from '#libs/context';
 import type { ServedTransaction } from '#libs/domain/financial-data';
@@ -15,8 +9,6 @@ import {
   ApiAnswer,
   ApiErrorResponse,
   ApiPsuHeaders,
-  Auth,
-  AuthKind,
   envelope,
   envelopeBytes,
   Psu,
@@ -24,19 +16,19 @@ import {
   sendServedBytes,
   Tenant,
 } from '#libs/http';
-import { dailyLimitResponse, missing } from '../common/api-responses.js';
+import { ApiInvalid, ApiMissing, dailyLimitResponse } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { KeptAnswer, notKept } from '../common/kept-answer.hook.js';
 import { SyncRunOutput } from '../common/outputs/sync-run.output.js';
-import { keysetPage, pageMeta } from '../common/paging.js';
+import { syncRunsPage } from '../common/pages/account-pages.js';
+import { pageMeta } from '../common/paging.js';
+import { SessionReachableController } from '../common/session-reachable.decorator.js';
 import { ListTransactionsInput } from './inputs/list-transactions.input.js';
 import { SyncRequestedOutput } from './outputs/sync-run.output.js';
 import { StoredTransactionsMeta, TransactionOutput } from './outputs/transaction.output.js';
 
-@ApiTags('sync')
-@Auth(AuthKind.Merchant, AuthKind.UserSession)
-@Controller('v1')
+@SessionReachableController('sync', 'v1')
 export class SyncController {
   constructor(private readonly sync: SyncService) {}
 
@@ -47,7 +39,7 @@ export class SyncController {
     description: `Queues a sync of the account from the bank into our store. While one is queued or running, answers that one’s id. Watch it with GET /v1/syncs/{syncId}; a \`sync.succeeded\` or \`sync.failed\` event follows. With the user present (\`psu-ip-address\`, or a user session) the bank is read on their behalf and the read is not one of its daily allowance (\`sync.unattendedReads\`), if it starts within ${USER_PRESENT_MS / 60_000} minutes; without, it takes one, and none left answers 429.`,
   })
   @ApiAnswer(202, SyncRequestedOutput)
-  @ApiNotFoundResponse(missing)
+  @ApiMissing()
   @dailyLimitResponse()
   @ApiConflictResponse({
     type: ApiErrorResponse,
@@ -70,22 +62,20 @@ export class SyncController {
       'The account’s syncs (initial, scheduled and asked for), newest first, keyset-paged by an opaque cursor; each as GET /v1/syncs/{syncId} shows it. The newest SYNC_RUNS_KEPT_PER_ACCOUNT (100 by default) are kept; older ones are removed as new runs end.',
   })
   @ApiAnswer(200, SyncRunOutput, { list: true })
-  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
-  @ApiNotFoundResponse(missing)
+  @ApiInvalid('VALIDATION_FAILED (a bad cursor too)')
+  @ApiMissing()
   async history(
     @IdParam('accountId') accountId: string,
     @Query() query: ListInput,
     @Tenant() caller: TenantCaller,
   ) {
-    const page = keysetPage(query, `/v1/accounts/${encodeURIComponent(accountId)}/syncs`);
-    const { runs, nextBeforeId } = await this.sync.listRuns(caller, accountId, page.limit, page.after);
-    return page.answer(runs, nextBeforeId);
+    return syncRunsPage(this.sync, caller, accountId, query);
   }
 
   @Get('syncs/:syncId')
   @ApiOperation({ summary: 'One sync: status, window, progress and error' })
   @ApiAnswer(200, SyncRunOutput)
-  @ApiNotFoundResponse(missing)
+  @ApiMissing()
   async get(@IdParam('syncId') syncId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.sync.getRun(caller, syncId));
   }
@@ -99,8 +89,8 @@ export class SyncController {
       'What the background sync stored (never a call to the bank), newest first by default, keyset-paged by an opaque cursor. Each record has the upstream transaction record’s fields; amounts are decimal strings. `meta.complete` is true once a sync of the account has succeeded (its first reads everything the consent allows); until then the list holds what was written so far, and `meta.syncError` says why when a sync failed.',
   })
   @ApiAnswer(200, TransactionOutput, { list: true, meta: StoredTransactionsMeta })
-  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED (a bad cursor too)' })
-  @ApiNotFoundResponse(missing)
+  @ApiInvalid('VALIDATION_FAILED (a bad cursor too)')
+  @ApiMissing()
   async transactions(
     @IdParam('accountId') accountId: string,
     @Query() query: ListTransactionsInput,

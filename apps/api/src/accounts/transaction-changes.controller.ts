@@ -1,18 +1,13 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiGoneResponse,
-  ApiNotFoundResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Get, Query } from '@nestjs/common';
+import { ApiGoneResponse, ApiOperation } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { type FeedPosition, TransactionChangesService } from '#libs/domain/sync';
-import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, envelope, Tenant } from '#libs/http';
 import { isUuid } from '#libs/ids';
-import { missing } from '../common/api-responses.js';
+import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { decodeCursor, encodeCursor } from '../common/paging.js';
+import { SessionReachableController } from '../common/session-reachable.decorator.js';
 import { ListTransactionChangesInput } from './inputs/list-transaction-changes.input.js';
 import { TransactionChangesOutput } from './outputs/transaction-changes.output.js';
 
@@ -45,9 +40,7 @@ function positionOf(cursor: string | undefined, userId: string): FeedPosition | 
 const cursorOf = (userId: string, { seq, afterId }: FeedPosition) =>
   encodeCursor(afterId === undefined ? `${userId}|${seq}` : `${userId}|${seq}|${afterId}`);
 
-@ApiTags('sync')
-@Auth(AuthKind.Merchant, AuthKind.UserSession)
-@Controller('v1/users')
+@SessionReachableController('sync', 'v1/users')
 export class TransactionChangesController {
   constructor(private readonly changes: TransactionChangesService) {}
 
@@ -58,11 +51,8 @@ export class TransactionChangesController {
       'For keeping a copy of a user’s transactions (all accounts, or one with `accountId`): the records added, modified and removed since `cursor`, in the order the syncs committed them. Without a cursor the first pages list every stored record as added. Apply each page to the copy (added and modified as upserts by id, then removed), keep `nextCursor`, and ask again while `hasMore`; later, after a `transactions.changed` event or on a schedule, ask from the kept cursor. A record changed several times since the cursor is listed once, as it is now. No change is skipped or repeated across pages, whatever syncs run meanwhile; a reconnected bank’s accounts carry on in the same feed. Removals are kept EVENT_RETENTION_DAYS (30 by default): an older cursor answers 410 CURSOR_EXPIRED, and the copy is rebuilt from no cursor.',
   })
   @ApiAnswer(200, TransactionChangesOutput)
-  @ApiBadRequestResponse({
-    type: ApiErrorResponse,
-    description: 'VALIDATION_FAILED: a bad limit or accountId, or a cursor not from this user’s feed',
-  })
-  @ApiNotFoundResponse(missing)
+  @ApiInvalid('VALIDATION_FAILED: a bad limit or accountId, or a cursor not from this user’s feed')
+  @ApiMissing()
   @ApiGoneResponse({
     type: ApiErrorResponse,
     description: 'CURSOR_EXPIRED: the cursor is older than the removals kept; read again without a cursor',

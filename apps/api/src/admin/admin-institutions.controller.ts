@@ -1,15 +1,10 @@
 import { Body, Controller, HttpCode, Param, Post, Put } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiNotFoundResponse,
-  ApiOperation,
-  ApiServiceUnavailableResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiNotFoundResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { UNATTENDED_READS_PER_DAY } from '#libs/domain/accounts';
 import { AuditAction } from '#libs/domain/audit';
 import { InstitutionsService } from '#libs/domain/institutions';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
+import { ApiInvalid } from '../common/api-responses.js';
 import { Audited } from '../common/audit/audited.decorator.js';
 import { SetUnattendedReadsInput } from './inputs/set-unattended-reads.input.js';
 import { InstitutionAllowanceOutput } from './outputs/institution-allowance.output.js';
@@ -41,7 +36,7 @@ export class AdminInstitutionsController {
     description: `How many times a day each account at this bank may be read without the user present (a scheduled or manual sync, a live read without \`psu-ip-address\`): PSD2's ${UNATTENDED_READS_PER_DAY} unless the bank allows otherwise. Every account's \`sync.unattendedReads\` shows it at once; scheduled syncs spread it over the day. Kept across catalogue refreshes; lost if the upstream stops listing the bank.`,
   })
   @ApiAnswer(200, InstitutionAllowanceOutput)
-  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
+  @ApiInvalid()
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: not in the institutions cache' })
   @Audited(AuditAction.InstitutionAllowanceSet, {
     resource: 'institution',

@@ -1,6 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiConflictResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
@@ -10,6 +9,7 @@ import {
 import { AuditAction } from '#libs/domain/audit';
 import { MerchantService } from '#libs/domain/merchants';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
+import { ApiInvalid } from '../common/api-responses.js';
 import { answered, Audited } from '../common/audit/audited.decorator.js';
 import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
@@ -24,7 +24,6 @@ import { keysetPage } from '../common/paging.js';
 import { CreateMerchantInput } from './inputs/create-merchant.input.js';
 import { UpdateMerchantInput } from './inputs/update-merchant.input.js';
 
-const invalid = { type: ApiErrorResponse, description: 'VALIDATION_FAILED' };
 const missing = { type: ApiErrorResponse, description: 'NOT_FOUND' };
 
 @ApiTags('operator')
@@ -40,10 +39,7 @@ export class AdminMerchantsController {
       'Creates the merchant and its first API key (shown only here). With `subApplicationId` the upstream is asked whether it knows that sub-application. Not idempotent by key: operator calls have no merchant to scope keys by; a retry creates a second merchant unless it maps the same sub-application (409).',
   })
   @ApiAnswer(201, CreatedMerchantOutput)
-  @ApiBadRequestResponse({
-    ...invalid,
-    description: 'VALIDATION_FAILED (also: a sub-application the upstream does not know)',
-  })
+  @ApiInvalid('VALIDATION_FAILED (also: a sub-application the upstream does not know)')
   @ApiConflictResponse({
     type: ApiErrorResponse,
     description: 'CONFLICT: another merchant maps this sub-application',
@@ -60,7 +56,7 @@ export class AdminMerchantsController {
   @Get()
   @ApiOperation({ summary: 'List merchants', description: 'Oldest first, paged by an opaque cursor.' })
   @ApiAnswer(200, MerchantOutput, { list: true })
-  @ApiBadRequestResponse(invalid)
+  @ApiInvalid()
   async list(@Query() query: ListInput) {
     const page = keysetPage(query, '/admin/merchants');
     const { merchants, nextAfterId } = await this.merchants.list(page.limit, page.after);
@@ -82,10 +78,7 @@ export class AdminMerchantsController {
       'Name, browser origins (in effect at once on every api process) and, while the merchant has no consent or payment, its upstream sub-application (checked with the upstream). Omitted fields stay as they are.',
   })
   @ApiAnswer(200, MerchantOutput)
-  @ApiBadRequestResponse({
-    ...invalid,
-    description: 'VALIDATION_FAILED (also: a sub-application the upstream does not know)',
-  })
+  @ApiInvalid('VALIDATION_FAILED (also: a sub-application the upstream does not know)')
   @ApiNotFoundResponse(missing)
   @ApiConflictResponse({
     type: ApiErrorResponse,
@@ -134,7 +127,7 @@ export class AdminMerchantsController {
       'The new key is shown only here; the old keys keep working until revoked. A secret shown once is stored nowhere: an idempotent replay (same Idempotency-Key and body) answers the same key record **without** `key`. A client that lost the first answer revokes that key id and rotates again with a new Idempotency-Key.',
   })
   @ApiAnswer(201, CreatedApiKeyOutput)
-  @ApiBadRequestResponse(invalid)
+  @ApiInvalid()
   @ApiNotFoundResponse(missing)
   async rotate(@IdParam('id', 'Merchant') id: string, @Body() body: RotateApiKeyInput) {
     return envelope(await this.merchants.rotateKey(id, body.name));

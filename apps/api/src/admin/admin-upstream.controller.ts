@@ -1,7 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { UpstreamApplicationsService } from '#libs/domain/merchants';
 import { ApiAnswer, ApiErrorResponse, Auth, AuthKind } from '#libs/http';
+import { ApiInvalid } from '../common/api-responses.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { keysetPage } from '../common/paging.js';
 import { UpstreamApplicationOutput } from './outputs/upstream-application.output.js';
@@ -19,7 +20,7 @@ export class AdminUpstreamController {
       'Straight through to the upstream (GET /applications), its offset paging behind an opaque cursor.',
   })
   @ApiAnswer(200, UpstreamApplicationOutput, { list: true })
-  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
+  @ApiInvalid()
   @ApiServiceUnavailableResponse({ type: ApiErrorResponse, description: 'UPSTREAM_UNAVAILABLE' })
   async list(@Query() query: ListInput) {
     // The upstream pages by offset: the key a page starts after is the offset it starts at.

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsOptional, IsString, IsUrl, Matches, MaxLength, ValidateBy } from 'class-validator';
+import { IsOptional, IsString, IsUrl, IsUUID, Matches, MaxLength, ValidateBy } from 'class-validator';
 import {
   canonicalInstant,
   DAY_PATTERN,
@@ -94,6 +94,16 @@ export const OptionalDay = (description: string) =>
         defaultMessage: (args) => `${args?.property ?? 'value'} must be a calendar day, YYYY-MM-DD`,
       },
     }),
+  );
+/** The operator's `merchantId` of an insight report: one merchant's `counted`, or every merchant's when absent. */
+export const ReportMerchantFilter = (counted: string) =>
+  applyDecorators(
+    ApiPropertyOptional({
+      format: 'uuid',
+      description: `One merchant's ${counted}; absent: every merchant's.`,
+    }),
+    IsOptional(),
+    IsUUID(),
   );
 /** A payment reference's most characters: the upstream's limit for payments, VRP payments and funds checks. */
 export const PAYMENT_REFERENCE_MAX_LENGTH = 18;

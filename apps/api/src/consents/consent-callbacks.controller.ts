@@ -16,6 +16,7 @@ import {
 import { dependencyFailureOf } from '#libs/errors';
 import { ApiErrorResponse, DEPENDENCY_RETRY_AFTER_SECONDS, Public } from '#libs/http';
 import { PUBLIC_ROUTES } from '#libs/routes';
+import { ApiInvalid } from '../common/api-responses.js';
 import { IgnoresUndeclaredQuery } from '../common/undeclared-query.hook.js';
 import { renewalPage, RENEWED_PAGE, RETRY_PAGE, sendPage } from './consent-callback.pages.js';
 import { ConsentCallbackInput } from './inputs/consent-callback.input.js';
@@ -107,10 +108,7 @@ export class ConsentCallbacksController {
       'Our database or Redis is briefly unavailable: an HTML page (with Retry-After) that reloads this same URL after a few seconds; nothing was consumed, so the reload completes the callback.',
     content: { 'text/html': { schema: { type: 'string' } } },
   })
-  @ApiBadRequestResponse({
-    type: ApiErrorResponse,
-    description: 'VALIDATION_FAILED: invalid or expired state',
-  })
+  @ApiInvalid('VALIDATION_FAILED: invalid or expired state')
   async callback(
     @Query() query: ConsentCallbackInput,
     @Req() request: FastifyRequest,

@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOperation } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import {
   ConsentRenewalService,
@@ -7,23 +7,14 @@ import {
   EmbeddedConsentsService,
   RedirectConsentsService,
 } from '#libs/domain/consents';
-import {
-  ApiAnswer,
-  ApiPsuHeaders,
-  Auth,
-  AuthKind,
-  ConditionalGet,
-  envelope,
-  Psu,
-  type PsuInput,
-  Tenant,
-} from '#libs/http';
+import { ApiAnswer, ApiPsuHeaders, ConditionalGet, envelope, Psu, type PsuInput, Tenant } from '#libs/http';
 import { ApiFeatureUnsupported, ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { ConsentOutput } from '../common/outputs/consent.output.js';
-import { keysetPage } from '../common/paging.js';
+import { consentHistoryPage, userConsentsPage } from '../common/pages/consent-pages.js';
+import { SessionReachableController } from '../common/session-reachable.decorator.js';
 import { CreateConsentInput } from './inputs/create-consent.input.js';
 import { CreateEmbeddedConsentInput } from './inputs/create-embedded-consent.input.js';
 import { ReauthoriseConsentInput } from './inputs/reauthorise-consent.input.js';
@@ -36,9 +27,6 @@ import { ConsentStatusOutput, EmbeddedConsentOutput } from './outputs/embedded-c
 import { PreAuthorisationOutput } from './outputs/pre-authorisation.output.js';
 import { ReauthorisationOutput } from './outputs/reauthorisation.output.js';
 
-/** The history's cursor: the number of the last change served (below 10^18, so always a bigint). */
-const CHANGE_NUMBER = /^[1-9][0-9]{0,17}$/;
-
 const USER_PRESENT =
   ' With the user present (`psu-ip-address`, or a user session), a consent this step authorises has its first syncs read the bank for them: not from its daily allowance of reads without the user.';
 const WRONG_STEP = 'CONFLICT: the consent is not in the status this step needs (or not of this flow)';
@@ -49,9 +37,7 @@ const NOT_USABLE =
  * The consent routes, from connecting a bank to revoking it. Kept whole: one tag of the API reference,
  * each route its documentation and one service call.
  */
-@ApiTags('consents')
-@Auth(AuthKind.Merchant, AuthKind.UserSession)
-@Controller('v1')
+@SessionReachableController('consents', 'v1')
 export class ConsentsController {
   constructor(
     private readonly consents: ConsentsService,
@@ -195,14 +181,7 @@ export class ConsentsController {
   @ApiInvalid()
   @ApiMissing()
   async list(@IdParam('userId') userId: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
-    const page = keysetPage(query, `/v1/users/${encodeURIComponent(userId)}/consents`);
-    const { consents, nextBeforeId } = await this.consents.listForUser(
-      caller,
-      userId,
-      page.limit,
-      page.after,
-    );
-    return page.answer(consents, nextBeforeId);
+    return userConsentsPage(this.consents, caller, userId, query);
   }
 
   @Get('consents/:consentId')
@@ -228,16 +207,7 @@ export class ConsentsController {
     @Query() query: ListInput,
     @Tenant() caller: TenantCaller,
   ) {
-    const page = keysetPage(query, `/v1/consents/${encodeURIComponent(consentId)}/history`, {
-      key: CHANGE_NUMBER,
-    });
-    const { changes, nextAfterId } = await this.consents.statusHistory(
-      caller,
-      consentId,
-      page.limit,
-      page.after,
-    );
-    return page.answer(changes, nextAfterId);
+    return consentHistoryPage(this.consents, caller, consentId, query);
   }
 
   @Delete('consents/:consentId')

@@ -1,6 +1,5 @@
 import { Body, Controller, Delete, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiForbiddenResponse,
   ApiNoContentResponse,
   ApiOperation,
@@ -10,6 +9,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
 import { ApiAnswer, ApiErrorResponse, envelope, invalidRequest, Public } from '#libs/http';
+import { ApiInvalid } from '../common/api-responses.js';
 import { assertNotCrossSite, consoleCookie, consoleSetCookie } from '../common/auth/console-cookie.js';
 import { CONSOLE_SESSION_SECONDS, ConsoleSessionService } from '../common/auth/console-session.service.js';
 import { ConsoleSignInInput } from './inputs/console-sign-in.input.js';
@@ -36,10 +36,7 @@ export class ConsoleSessionController {
       "Exchanges an API key (`apiKey`) or the operator token (`operatorToken`), exactly one, for a console session: an HttpOnly, SameSite=Strict cookie `bff_console` (Secure under https) that lasts 8 hours, or until the key expires, is revoked or its merchant disabled, or the operator token changes. Routes accept the cookie where they accept the credential it was made from, when the request has no Authorization header; a cookie request that changes something must come from the api's own origin (403 otherwise). The answer never contains the credential. 401 for a wrong credential, 403 from another site's page.",
   })
   @ApiAnswer(200, ConsoleSessionOutput)
-  @ApiBadRequestResponse({
-    type: ApiErrorResponse,
-    description: 'VALIDATION_FAILED: not exactly one credential',
-  })
+  @ApiInvalid('VALIDATION_FAILED: not exactly one credential')
   @ApiUnauthorizedResponse({ type: ApiErrorResponse, description: 'UNAUTHORIZED: a wrong credential' })
   @ApiForbiddenResponse({ type: ApiErrorResponse, description: "FORBIDDEN: from another site's page" })
   async signIn(

@@ -17,7 +17,8 @@ import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { ApiUnionSchema } from '../common/openapi-unions.js';
 import { EventEndpointOutput } from '../common/outputs/event-endpoint.output.js';
-import { keysetPage, listEnvelope } from '../common/paging.js';
+import { attemptsPage, deliveriesPage } from '../common/pages/delivery-pages.js';
+import { listEnvelope } from '../common/paging.js';
 import { CreateEventEndpointInput } from './inputs/create-event-endpoint.input.js';
 import { RecoverDeliveriesInput } from './inputs/recover-deliveries.input.js';
 import { UpdateEventEndpointInput } from './inputs/update-event-endpoint.input.js';
@@ -29,9 +30,6 @@ import { EventEndpointWithSecretOutput } from './outputs/event-endpoint-with-sec
 import { MERCHANT_EVENT_OUTPUT } from './outputs/merchant-event.output.js';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
-
-/** An attempts page's cursor: the attempt number it continues below. */
-const ATTEMPT_NUMBER = /^[1-9]\d{0,8}$/;
 
 function view(endpoint: EventEndpointView): EventEndpointOutput {
   return {
@@ -186,15 +184,7 @@ export class EventEndpointsController {
     @Query() query: ListInput,
     @Tenant() caller: TenantCaller,
   ) {
-    const page = keysetPage(query, `/v1/event-endpoints/${encodeURIComponent(id)}/deliveries`);
-    const { limit } = page;
-    // One more than the page: whether it exists says whether there is a next page.
-    const rows = await this.endpoints.deliveriesOf(caller, id, {
-      beforeId: page.after ?? null,
-      limit: limit + 1,
-    });
-    const items = rows.slice(0, limit);
-    return page.answer(items, rows.length > limit ? items[items.length - 1].id : null);
+    return deliveriesPage(this.endpoints, caller, id, query);
   }
 
   @Get(':id/deliveries/:deliveryId/attempts')
@@ -211,19 +201,7 @@ export class EventEndpointsController {
     @Query() query: ListInput,
     @Tenant() caller: TenantCaller,
   ) {
-    const page = keysetPage(
-      query,
-      `/v1/event-endpoints/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/attempts`,
-      { key: ATTEMPT_NUMBER },
-    );
-    const { limit } = page;
-    // One more than the page: whether it exists says whether there is a next page.
-    const rows = await this.endpoints.attemptsOf(caller, id, deliveryId, {
-      beforeAttempt: page.after === undefined ? null : Number(page.after),
-      limit: limit + 1,
-    });
-    const items = rows.slice(0, limit);
-    return page.answer(items, rows.length > limit ? String(items[items.length - 1].attempt) : null);
+    return attemptsPage(this.endpoints, caller, { endpointId: id, deliveryId }, query);
   }
 
   @Post(':id/deliveries/:deliveryId/retry')

@@ -1,17 +1,16 @@
-import { Controller, Get, Headers, Req, Res } from '@nestjs/common';
-import { ApiGoneResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Get, Headers, Req, Res } from '@nestjs/common';
+import { ApiGoneResponse, ApiHeader, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TenantCaller } from '#libs/context';
 import { UserEventsService } from '#libs/domain/events';
-import { ApiErrorResponse, Auth, AuthKind, Tenant } from '#libs/http';
+import { ApiErrorResponse, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
+import { SessionReachableController } from '../common/session-reachable.decorator.js';
 import { UserEventStreams } from './user-event-streams.js';
 
 /** A user's live events for a frontend (Server-Sent Events). */
-@ApiTags('events')
-@Auth(AuthKind.Merchant, AuthKind.UserSession)
-@Controller('v1/users')
+@SessionReachableController('events', 'v1/users')
 export class UserEventsController {
   constructor(
     private readonly events: UserEventsService,

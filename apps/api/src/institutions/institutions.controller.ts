@@ -1,14 +1,10 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiNotFoundResponse,
-  ApiOperation,
-  ApiServiceUnavailableResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Get, Param, Query } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOperation, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import { InstitutionsService } from '#libs/domain/institutions';
-import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, envelope } from '#libs/http';
+import { ApiInvalid } from '../common/api-responses.js';
 import { keysetPage } from '../common/paging.js';
+import { SessionReachableController } from '../common/session-reachable.decorator.js';
 import { ListInstitutionsInput } from './inputs/list-institutions.input.js';
 import { InstitutionOutput } from './outputs/institution.output.js';
 
@@ -18,9 +14,7 @@ const upstreamDown = {
   description: 'UPSTREAM_UNAVAILABLE (only while the cache is empty and the upstream cannot fill it)',
 };
 
-@ApiTags('institutions')
-@Auth(AuthKind.Merchant, AuthKind.UserSession)
-@Controller('v1/institutions')
+@SessionReachableController('institutions', 'v1/institutions')
 export class InstitutionsController {
   constructor(private readonly institutions: InstitutionsService) {}
 
@@ -31,7 +25,7 @@ export class InstitutionsController {
       'Served from the cache the worker refreshes (filled from the upstream on the first read if empty). Filters combine; ordered by id, paged by an opaque cursor.',
   })
   @ApiAnswer(200, InstitutionOutput, { list: true })
-  @ApiBadRequestResponse({ type: ApiErrorResponse, description: 'VALIDATION_FAILED' })
+  @ApiInvalid()
   @ApiServiceUnavailableResponse(upstreamDown)
   async list(@Query() query: ListInstitutionsInput) {
     const filters = { country: query.country, feature: query.feature, q: query.q };

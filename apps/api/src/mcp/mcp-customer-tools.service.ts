@@ -6,7 +6,8 @@ import { UsersService } from '#libs/domain/users';
 import { envelope } from '#libs/http';
 import { checkedId } from '../common/id-param.js';
 import { LookupInput } from '../common/inputs/lookup.input.js';
-import { keysetPage } from '../common/paging.js';
+import { syncRunsPage, userAccountsPage } from '../common/pages/account-pages.js';
+import { consentHistoryPage, userConsentsPage } from '../common/pages/consent-pages.js';
 import {
   AccountListInput,
   ConsentInput,
@@ -16,7 +17,7 @@ import {
   UserInput,
   UserListInput,
 } from './inputs/tool-arguments.input.js';
-import { CHANGE_NUMBER, type Tool, tool } from './mcp-tool-kit.js';
+import { type Tool, tool } from './mcp-tool-kit.js';
 
 /**
  * The MCP tools over a merchant's customers and their connections: the customer, their consents and
@@ -65,17 +66,8 @@ export class McpCustomerToolsService {
         description:
           "A customer's consents (bank connections), newest first, as GET /v1/users/{userId}/consents.",
         input: UserListInput,
-        read: async (caller, args) => {
-          const userId = checkedId('userId', args.userId);
-          const page = keysetPage(args, `/v1/users/${userId}/consents`);
-          const { consents, nextBeforeId } = await this.consents.listForUser(
-            caller,
-            userId,
-            page.limit,
-            page.after,
-          );
-          return page.answer(consents, nextBeforeId);
-        },
+        read: (caller, args) =>
+          userConsentsPage(this.consents, caller, checkedId('userId', args.userId), args),
       }),
       tool({
         name: 'get_consent',
@@ -91,17 +83,8 @@ export class McpCustomerToolsService {
         route: 'GET /v1/consents/{consentId}/history',
         description: "A consent's status changes, oldest first, as GET /v1/consents/{consentId}/history.",
         input: ConsentListInput,
-        read: async (caller, args) => {
-          const consentId = checkedId('consentId', args.consentId);
-          const page = keysetPage(args, `/v1/consents/${consentId}/history`, { key: CHANGE_NUMBER });
-          const { changes, nextAfterId } = await this.consents.statusHistory(
-            caller,
-            consentId,
-            page.limit,
-            page.after,
-          );
-          return page.answer(changes, nextAfterId);
-        },
+        read: (caller, args) =>
+          consentHistoryPage(this.consents, caller, checkedId('consentId', args.consentId), args),
       }),
     ];
   }
@@ -114,17 +97,8 @@ export class McpCustomerToolsService {
         description:
           "A customer's accounts with their sync freshness (status, lastSyncedAt, lastError, failingSince; unattendedReads: the bank's daily allowance of reads without the customer, used, remaining and when it resets; dailyLimitUntil while the bank itself refuses), as GET /v1/users/{userId}/accounts.",
         input: UserListInput,
-        read: async (caller, args) => {
-          const userId = checkedId('userId', args.userId);
-          const page = keysetPage(args, `/v1/users/${userId}/accounts`);
-          const { accounts, nextAfterId } = await this.accounts.listForUser(
-            caller,
-            userId,
-            page.limit,
-            page.after,
-          );
-          return page.answer(accounts, nextAfterId);
-        },
+        read: (caller, args) =>
+          userAccountsPage(this.accounts, caller, checkedId('userId', args.userId), args),
       }),
       tool({
         name: 'list_sync_runs',
@@ -132,12 +106,7 @@ export class McpCustomerToolsService {
         description:
           "An account's sync runs, newest first, each with its error (code, message and the upstream's tracingId to quote to the bank), as GET /v1/accounts/{accountId}/syncs.",
         input: AccountListInput,
-        read: async (caller, args) => {
-          const accountId = checkedId('accountId', args.accountId);
-          const page = keysetPage(args, `/v1/accounts/${accountId}/syncs`);
-          const { runs, nextBeforeId } = await this.sync.listRuns(caller, accountId, page.limit, page.after);
-          return page.answer(runs, nextBeforeId);
-        },
+        read: (caller, args) => syncRunsPage(this.sync, caller, checkedId('accountId', args.accountId), args),
       }),
       tool({
         name: 'get_sync_run',

@@ -4,7 +4,6 @@ import { ConnectFunnelService, ConsentConversionService } from '#libs/domain/con
 import {
   HEALTH_HOURLY_MAX_DAYS,
   InstitutionHealthService,
-  UPSTREAM_CALL_KEY,
   UpstreamCallsService,
 } from '#libs/domain/upstream-calls';
 import { invalidRequest } from '#libs/errors';
@@ -13,7 +12,7 @@ import { checkedId } from '../common/id-param.js';
 import { ConnectFunnelInput } from '../common/inputs/connect-funnel.input.js';
 import { ConversionInput } from '../common/inputs/conversion.input.js';
 import { InstitutionHealthInput } from '../common/inputs/institution-health.input.js';
-import { keysetPage } from '../common/paging.js';
+import { callLogPage } from '../common/pages/call-log-pages.js';
 import { UpstreamCallListInput } from './inputs/tool-arguments.input.js';
 import { type Tool, tool } from './mcp-tool-kit.js';
 
@@ -73,13 +72,7 @@ export class McpInsightToolsService {
     if (named.length !== 1)
       throw invalidRequest([{ field: 'syncId', issue: 'name exactly one of syncId, consentId, paymentId' }]);
     const [{ key, given }] = named;
-    const id = checkedId(key, given);
     const parent = ({ syncId: 'sync-run', consentId: 'consent', paymentId: 'payment' } as const)[key];
-    const collection = ({ syncId: 'syncs', consentId: 'consents', paymentId: 'payments' } as const)[key];
-    const page = keysetPage(args, `/v1/${collection}/${id}/upstream-calls`, {
-      key: UPSTREAM_CALL_KEY,
-    });
-    const { calls, nextBeforeId } = await this.callLog.pageOf(caller, parent, id, page.limit, page.after);
-    return page.answer(calls, nextBeforeId);
+    return callLogPage(this.callLog, caller, parent, checkedId(key, given), args);
   }
 }

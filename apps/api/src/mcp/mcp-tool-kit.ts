@@ -4,10 +4,6 @@ import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import type { TenantCaller } from '#libs/context';
 import { createValidationPipe } from '#libs/http';
 
-/** The keys of the paged lists whose key is not a UUID (the REST routes' own). */
-export const CHANGE_NUMBER = /^[1-9][0-9]{0,17}$/;
-export const ATTEMPT_NUMBER = /^[1-9]\d{0,8}$/;
-
 /**
  * One of our ids as a tool's argument, where the route has it in its path: any string a path segment
  * could be, judged by `checkedId`, so a malformed one answers the route's 404, not a validation error.

@@ -1,8 +1,8 @@
-import { Body, Controller, Get, Headers, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Get, Headers, Post, Query } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { PaymentsService, SinglePaymentsService } from '#libs/domain/payments';
-import { ApiAnswer, ApiPsuHeaders, Auth, AuthKind, envelope, Psu, type PsuInput, Tenant } from '#libs/http';
+import { ApiAnswer, ApiPsuHeaders, envelope, Psu, type PsuInput, Tenant } from '#libs/http';
 import { ApiFeatureUnsupported, ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
@@ -10,12 +10,11 @@ import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { PaymentOutput } from '../common/outputs/payment.output.js';
 import { keysetPage } from '../common/paging.js';
+import { SessionReachableController } from '../common/session-reachable.decorator.js';
 import { CreateSinglePaymentInput } from './inputs/create-single-payment.input.js';
 
 /** Single payments, and every payment of a user, single and VRP (docs/payments.md). */
-@ApiTags('payments')
-@Auth(AuthKind.Merchant, AuthKind.UserSession)
-@Controller('v1')
+@SessionReachableController('payments', 'v1')
 export class PaymentsController {
   constructor(
     private readonly payments: PaymentsService,

@@ -1,12 +1,12 @@
 import { applyDecorators, Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
-import { type CallParent, UPSTREAM_CALL_KEY, UpstreamCallsService } from '#libs/domain/upstream-calls';
+import { UpstreamCallsService } from '#libs/domain/upstream-calls';
 import { ApiAnswer, Auth, AuthKind, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { ListInput } from '../common/inputs/list.input.js';
-import { keysetPage } from '../common/paging.js';
+import { callLogPage } from '../common/pages/call-log-pages.js';
 import { UpstreamCallOutput } from './outputs/upstream-call.output.js';
 
 const ABOUT =
@@ -29,24 +29,18 @@ export class UpstreamCallsController {
   )
   @ApiAnswer(200, UpstreamCallOutput, { list: true })
   consent(@IdParam('consentId') id: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
-    return this.page(caller, 'consent', id, query, `/v1/consents/${id}/upstream-calls`);
+    return callLogPage(this.calls, caller, 'consent', id, query);
   }
 
   @CallLog('syncs/:syncId/upstream-calls', "A sync run's upstream calls")
   @ApiAnswer(200, UpstreamCallOutput, { list: true })
   syncRun(@IdParam('syncId') id: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
-    return this.page(caller, 'sync-run', id, query, `/v1/syncs/${id}/upstream-calls`);
+    return callLogPage(this.calls, caller, 'sync-run', id, query);
   }
 
   @CallLog('payments/:paymentId/upstream-calls', "A payment's upstream calls")
   @ApiAnswer(200, UpstreamCallOutput, { list: true })
   payment(@IdParam('paymentId') id: string, @Query() query: ListInput, @Tenant() caller: TenantCaller) {
-    return this.page(caller, 'payment', id, query, `/v1/payments/${id}/upstream-calls`);
-  }
-
-  private async page(caller: TenantCaller, parent: CallParent, id: string, query: ListInput, path: string) {
-    const page = keysetPage(query, path, { key: UPSTREAM_CALL_KEY });
-    const { calls, nextBeforeId } = await this.calls.pageOf(caller, parent, id, page.limit, page.after);
-    return page.answer(calls, nextBeforeId);
+    return callLogPage(this.calls, caller, 'payment', id, query);
   }
 }

@@ -23,6 +23,7 @@ import {
   type Served,
   Tenant,
 } from '#libs/http';
+import { ApiInvalid } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { KeptAnswer } from '../common/kept-answer.hook.js';
@@ -33,7 +34,6 @@ import { ListUsersInput } from './inputs/list-users.input.js';
 import { UpdateUserInput } from './inputs/update-user.input.js';
 import { UserSessionOutput } from './outputs/user-session.output.js';
 
-const invalid = { type: ApiErrorResponse, description: 'VALIDATION_FAILED' };
 /** Routes whose input goes upstream: a refusal there is the caller's 400, never an outage. */
 const refused = {
   type: ApiErrorResponse,
@@ -88,7 +88,7 @@ export class UsersController {
       'With `reference`: `data` is that one user (404 if none). Without: `data` is a page of users, oldest first, paged by an opaque cursor.',
   })
   @ApiOneOrPageAnswer(UserOutput, 'With `reference`: one user. Without: a page of users.')
-  @ApiBadRequestResponse(invalid)
+  @ApiInvalid()
   @ApiNotFoundResponse({ type: ApiErrorResponse, description: 'NOT_FOUND: no user with this reference' })
   async list(
     @Query() query: ListUsersInput,
@@ -149,10 +149,7 @@ export class UsersController {
       'Deletes the user upstream (revoking their consents there), then every local consent, account and transaction of theirs. Their session tokens stop working at once.',
   })
   @ApiNoContentResponse({ description: 'Erased' })
-  @ApiBadRequestResponse({
-    type: ApiErrorResponse,
-    description: 'VALIDATION_FAILED: the upstream refused to erase the user (its reason in the details)',
-  })
+  @ApiInvalid('VALIDATION_FAILED: the upstream refused to erase the user (its reason in the details)')
   @ApiNotFoundResponse(missing)
   @ApiServiceUnavailableResponse(upstreamDown)
   async delete(@IdParam('userId') userId: string, @Tenant() caller: TenantCaller): Promise<void> {

@@ -1,9 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { HostedVrpRequestsService } from '#libs/domain/payments';
 import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
-import { missing, upstreamFailures } from '../common/api-responses.js';
+import { ApiMissing, upstreamFailures } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { HostedVrpRequestOutput } from './outputs/hosted-vrp-request.output.js';
 
@@ -20,7 +20,7 @@ export class HostedVrpRequestsController {
       "A request made through POST /v1/users/{userId}/hosted/vrp-requests is the merchant's by our record: once it succeeded, the first read takes its consent (stored as our VRP_COMMERCIAL consent, `consentId`). Any other request is asked upstream as the merchant's sub-application, which owns it: another application's is 404, and a merchant without a sub-application (sharing the root application) gets 404 NOT_FOUND for it. The consent token is never returned, only the upstream consent id.",
   })
   @ApiAnswer(200, HostedVrpRequestOutput)
-  @ApiNotFoundResponse(missing)
+  @ApiMissing()
   @upstreamFailures()
   async get(@IdParam('requestId') requestId: string, @Tenant() caller: TenantCaller) {
     return envelope(await this.hosted.get(caller, requestId));

@@ -1,20 +1,19 @@
-import { Body, Controller, Post } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Post } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { HostedVrpRequestsService, VrpConsentsService } from '#libs/domain/payments';
-import { ApiAnswer, ApiPsuHeaders, Auth, AuthKind, envelope, Psu, type PsuInput, Tenant } from '#libs/http';
+import { ApiAnswer, ApiPsuHeaders, envelope, Psu, type PsuInput, Tenant } from '#libs/http';
 import { ApiFeatureUnsupported, ApiInvalid, ApiMissing, ApiUpstreamErrors } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
+import { SessionReachableController } from '../common/session-reachable.decorator.js';
 import { CreateHostedVrpRequestInput } from './inputs/create-hosted-vrp-request.input.js';
 import { CreateVrpConsentInput } from './inputs/create-vrp-consent.input.js';
 import { CreatedVrpConsentOutput } from './outputs/created-vrp-consent.output.js';
 import { CreatedHostedVrpRequestOutput } from './outputs/hosted-vrp-request.output.js';
 
 /** Setting up VRP for a user, sweeping or commercial (docs/payments.md). */
-@ApiTags('payments')
-@Auth(AuthKind.Merchant, AuthKind.UserSession)
-@Controller('v1/users')
+@SessionReachableController('payments', 'v1/users')
 export class UserVrpConsentsController {
   constructor(
     private readonly vrp: VrpConsentsService,

@@ -1,17 +1,16 @@
-import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { VrpConsentsService } from '#libs/domain/payments';
-import { ApiAnswer, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing, upstreamFailures } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
+import { SessionReachableController } from '../common/session-reachable.decorator.js';
 import { ConfirmFundsInput } from './inputs/confirm-funds.input.js';
 import { FundsConfirmationOutput } from './outputs/funds-confirmation.output.js';
 import { VrpConsentOutput } from './outputs/vrp-consent.output.js';
 
-@ApiTags('vrp')
-@Auth(AuthKind.Merchant, AuthKind.UserSession)
-@Controller('v1/vrp/consents')
+@SessionReachableController('vrp', 'v1/vrp/consents')
 export class VrpConsentsController {
   constructor(private readonly consents: VrpConsentsService) {}
 

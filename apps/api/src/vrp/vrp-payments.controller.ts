@@ -1,8 +1,8 @@
-import { Body, Controller, Get, Headers, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { Body, Get, Headers, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { TenantCaller } from '#libs/context';
 import { VrpPaymentsService } from '#libs/domain/payments';
-import { ApiAnswer, ApiErrorResponse, Auth, AuthKind, envelope, Tenant } from '#libs/http';
+import { ApiAnswer, ApiErrorResponse, envelope, Tenant } from '#libs/http';
 import { ApiInvalid, ApiMissing, upstreamFailures } from '../common/api-responses.js';
 import { IdParam } from '../common/id-param.js';
 import { requireIdempotencyKey } from '../common/idempotency/idempotency-key.js';
@@ -10,12 +10,11 @@ import { Idempotent } from '../common/idempotency/idempotent.decorator.js';
 import { ListInput } from '../common/inputs/list.input.js';
 import { PaymentOutput } from '../common/outputs/payment.output.js';
 import { keysetPage } from '../common/paging.js';
+import { SessionReachableController } from '../common/session-reachable.decorator.js';
 import { CreateVrpPaymentInput } from './inputs/create-vrp-payment.input.js';
 
 /** Payments under a sweeping VRP consent, within its limits (docs/payments.md). */
-@ApiTags('vrp')
-@Auth(AuthKind.Merchant, AuthKind.UserSession)
-@Controller('v1/vrp/consents')
+@SessionReachableController('vrp', 'v1/vrp/consents')
 export class VrpPaymentsController {
   constructor(private readonly payments: VrpPaymentsService) {}
 

@@ -1,8 +1,6 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsUUID } from 'class-validator';
 import { CONVERSION_DEFAULT_DAYS } from '#libs/domain/consents';
 import { DAY_RANGE_MAX_DAYS } from '#libs/time';
-import { OptionalDay } from '../field-rules.js';
+import { OptionalDay, ReportMerchantFilter } from '../field-rules.js';
 
 export class ConversionInput {
   @OptionalDay(
@@ -15,8 +13,6 @@ export class ConversionInput {
 }
 
 export class OperatorConversionInput extends ConversionInput {
-  @ApiPropertyOptional({ format: 'uuid', description: "One merchant's consents; absent: every merchant's." })
-  @IsOptional()
-  @IsUUID()
+  @ReportMerchantFilter('consents')
   merchantId?: string;
 }

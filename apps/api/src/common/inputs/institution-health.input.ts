@@ -1,8 +1,6 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsUUID } from 'class-validator';
 import { HEALTH_DEFAULT_DAYS, HEALTH_HOURLY_MAX_DAYS } from '#libs/domain/upstream-calls';
 import { DAY_RANGE_MAX_DAYS } from '#libs/time';
-import { OptionalDay } from '../field-rules.js';
+import { OptionalDay, ReportMerchantFilter } from '../field-rules.js';
 
 export class InstitutionHealthInput {
   @OptionalDay(
@@ -15,8 +13,6 @@ export class InstitutionHealthInput {
 }
 
 export class OperatorInstitutionHealthInput extends InstitutionHealthInput {
-  @ApiPropertyOptional({ format: 'uuid', description: "One merchant's calls; absent: every merchant's." })
-  @IsOptional()
-  @IsUUID()
+  @ReportMerchantFilter('calls')
   merchantId?: string;
 }
