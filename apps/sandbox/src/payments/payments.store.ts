@@ -85,26 +85,11 @@ export class PaymentsStore {
   private hosted = new Map<string, HostedVrpRequestRecord>();
 
   constructor(resets: ResetRegistryService) {
-    resets.register(
-      () => {
-        this.payments = new Map();
-        this.idempotency = new Map();
-        this.hosted = new Map();
-      },
-      {
-        name: 'payments',
-        save: () => ({ payments: this.payments, idempotency: this.idempotency, hosted: this.hosted }),
-        load: (saved) => {
-          ({
-            payments: this.payments,
-            idempotency: this.idempotency,
-            hosted: this.hosted,
-          } = saved as {
-            payments: Map<string, PaymentRecord>;
-            idempotency: Map<string, string>;
-            hosted: Map<string, HostedVrpRequestRecord>;
-          });
-        },
+    resets.registerMaps(
+      'payments',
+      () => ({ payments: this.payments, idempotency: this.idempotency, hosted: this.hosted }),
+      (maps) => {
+        ({ payments: this.payments, idempotency: this.idempotency, hosted: this.hosted } = maps);
       },
     );
   }
