@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { ResetRegistryService, SandboxError } from '../core/index.js';
+import {
+  type ConsentRecord,
+  ResetRegistryService,
+  type SandboxContext,
+  SandboxError,
+} from '../core/index.js';
 
 /** PaymentStatus values of the upstream's OpenAPI that the sandbox uses. */
 export type PaymentStatus = 'PENDING' | 'COMPLETED' | 'FAILED' | 'DECLINED' | 'EXPIRED';
@@ -50,6 +55,24 @@ export interface PaymentRecord {
   createdAt: string;
   /** Set once the payment.state.* event for its terminal status has been emitted. */
   terminalEventAt?: string;
+}
+
+/** What a payment takes from the consent it is made under: whose it is, and at which bank. */
+export function madeUnder(
+  ctx: SandboxContext,
+  consent: ConsentRecord,
+): Pick<
+  PaymentRecord,
+  'applicationId' | 'consentId' | 'institutionId' | 'institutionConsentId' | 'userUuid' | 'applicationUserId'
+> {
+  return {
+    applicationId: ctx.application.id,
+    consentId: consent.id,
+    institutionId: consent.institutionId,
+    institutionConsentId: consent.institutionConsentId,
+    userUuid: consent.userUuid,
+    applicationUserId: consent.applicationUserId,
+  };
 }
 
 /** A hosted commercial VRP request (upstream spec §2.10); its status is derived from its consent on read. */
