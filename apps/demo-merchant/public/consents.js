@@ -1,14 +1,13 @@
 // 6. The customer's consents: status, days to expiry, revoke, re-authorise.
 import { showHeadroom } from './payments.js';
-import { $, back, dayCount, errorText, row, show, state } from './ui.js';
+import { $, back, dayCount, errorText, firstPage, row, show, state } from './ui.js';
 
 export async function refreshConsents() {
-  let consents;
-  try {
-    ({ items: consents } = await state.bff.consents.list(state.customer.id, { limit: 50 }).page());
-  } catch (error) {
-    return show('consent-status', errorText(error), true);
-  }
+  const consents = await firstPage(
+    () => state.bff.consents.list(state.customer.id, { limit: 50 }),
+    'consent-status',
+  );
+  if (!consents) return;
   // The newest authorised sweeping consent is the one "Pay 10.00" pays under.
   const vrp = consents.find((c) => c.kind === 'VRP_SWEEPING' && c.status === 'AUTHORIZED');
   await showHeadroom(vrp?.id ?? null);

@@ -1,6 +1,6 @@
 // 7. Payments: sweeping VRP with its limits and headroom, a single payment through the bank's page, and
 // the customer's payments with their statuses (refreshed by the payment.* events).
-import { $, back, errorText, money, row, show, state } from './ui.js';
+import { $, back, errorText, firstPage, money, row, show, state } from './ui.js';
 
 const PAYEE = {
   name: 'Demo savings',
@@ -108,12 +108,11 @@ export async function singlePay() {
 }
 
 export async function refreshPayments() {
-  let payments;
-  try {
-    ({ items: payments } = await state.bff.payments.list(state.customer.id, { limit: 20 }).page());
-  } catch (error) {
-    return show('vrp-status', errorText(error), true);
-  }
+  const payments = await firstPage(
+    () => state.bff.payments.list(state.customer.id, { limit: 20 }),
+    'vrp-status',
+  );
+  if (!payments) return;
   const body = $('payment-table').tBodies[0];
   body.replaceChildren();
   for (const p of payments) {

@@ -30,6 +30,16 @@ export function errorText(error) {
   return `${error.message} (${error.code}${error.tracingId ? `, tracingId ${error.tracingId}` : ''})`;
 }
 
+/** The first page of one of the customer's lists, or nothing once its error is shown in `statusId`. */
+export async function firstPage(list, statusId) {
+  try {
+    return (await list().page()).items;
+  } catch (error) {
+    show(statusId, errorText(error), true);
+    return undefined;
+  }
+}
+
 /** A table row of text cells; a cell is its text, or [text, class]. */
 export function row(cells) {
   const tr = document.createElement('tr');

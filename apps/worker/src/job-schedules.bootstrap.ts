@@ -11,6 +11,7 @@ import {
   JobProducerService,
   upsertJobSchedule,
 } from '#libs/queue';
+import { CoalescedRuns } from './coalesced-runs.js';
 import { discoverJobProcessors } from './job-handlers.check.js';
 
 /**
@@ -29,9 +30,11 @@ export class JobSchedulesBootstrap implements OnApplicationBootstrap, OnApplicat
   private readonly schedules: ActiveJobSchedule[];
   private timer: NodeJS.Timeout | undefined;
   private readonly unsubscribe: (() => void)[] = [];
-  /** The check under way: a trigger meanwhile asks for one more after it, not a second one beside it. */
-  private running: Promise<void> | undefined;
-  private again = false;
+  /** A trigger during a check asks for one more after it, not a second one beside it. */
+  private readonly checks = new CoalescedRuns(
+    () => this.checkAll(),
+    () => !this.stopped && this.registration !== 'under way',
+  );
   /** Set while checks fail (Redis away), so the failure is logged once per outage, not once per check. */
   private failing = false;
   private stopped = false;
@@ -104,23 +107,12 @@ export class JobSchedulesBootstrap implements OnApplicationBootstrap, OnApplicat
 
   /** Starts a check, or asks for another after the one under way; never throws. */
   check(): void {
-    if (this.stopped || this.registration === 'under way') return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.checkAll().finally(() => {
-      this.running = undefined;
-      if (this.again) {
-        this.again = false;
-        this.check();
-      }
-    });
+    this.checks.request();
   }
 
   /** The check under way, if any (tests wait for it). */
   async settled(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.checks.underWay) await this.checks.underWay;
   }
 
   private async checkAll(): Promise<void> {

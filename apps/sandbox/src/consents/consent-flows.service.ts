@@ -64,30 +64,19 @@ export class ConsentFlowsService {
     private readonly catalog: InstitutionsCatalog,
     resets: ResetRegistryService,
   ) {
-    resets.register(
-      () => {
-        this.oneTimeTokens = new Map();
-        this.pendingPolls = new Map();
-        this.scaAttempts = new Map();
-      },
-      {
-        name: 'consent-flows',
-        save: () => ({
+    resets.registerMaps(
+      'consent-flows',
+      () => ({
+        oneTimeTokens: this.oneTimeTokens,
+        pendingPolls: this.pendingPolls,
+        scaAttempts: this.scaAttempts,
+      }),
+      (maps) => {
+        ({
           oneTimeTokens: this.oneTimeTokens,
           pendingPolls: this.pendingPolls,
           scaAttempts: this.scaAttempts,
-        }),
-        load: (saved) => {
-          ({
-            oneTimeTokens: this.oneTimeTokens,
-            pendingPolls: this.pendingPolls,
-            scaAttempts: this.scaAttempts,
-          } = saved as {
-            oneTimeTokens: Map<string, OneTimeToken>;
-            pendingPolls: Map<string, number>;
-            scaAttempts: Map<string, number>;
-          });
-        },
+        } = maps);
       },
     );
   }

@@ -76,20 +76,11 @@ export class ConsentsStore {
     resets: ResetRegistryService,
   ) {
     this.codec = new ConsentTokenCodec(config.sandbox.adminToken);
-    resets.register(
-      () => {
-        this.consents = new Map();
-        this.announced = new Map();
-      },
-      {
-        name: 'consents',
-        save: () => ({ consents: this.consents, announced: this.announced }),
-        load: (saved) => {
-          ({ consents: this.consents, announced: this.announced } = saved as {
-            consents: Map<string, ConsentRecord>;
-            announced: Map<string, string>;
-          });
-        },
+    resets.registerMaps(
+      'consents',
+      () => ({ consents: this.consents, announced: this.announced }),
+      (maps) => {
+        ({ consents: this.consents, announced: this.announced } = maps);
       },
     );
   }

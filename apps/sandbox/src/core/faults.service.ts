@@ -204,3 +204,12 @@ export function renderError(error: SandboxError, tracingId: string): unknown {
       };
   }
 }
+
+/** Answers an error as the upstream does: its status and headers, and its body in the shape it asks for. */
+export function replyWithError(reply: FastifyReply, error: SandboxError, tracingId: string): void {
+  void reply
+    .status(error.status)
+    .headers(error.options.headers ?? {})
+    .type('application/json;charset=UTF-8')
+    .send(renderError(error, tracingId));
+}

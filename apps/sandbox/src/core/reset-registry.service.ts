@@ -8,6 +8,10 @@ export interface PersistentPart {
   load(saved: unknown): void;
 }
 
+function emptied<T extends Record<string, Map<unknown, unknown>>>(maps: T): T {
+  return Object.fromEntries(Object.keys(maps).map((key) => [key, new Map()])) as T;
+}
+
 /**
  * Every piece of in-memory sandbox state registers how to return to the seeded state, so
  * `POST /sandbox/admin/reset` needs to know nothing about the modules; the state that a restart must keep
@@ -25,6 +29,18 @@ export class ResetRegistryService {
       if (this.parts.some((p) => p.name === part.name)) throw new Error(`state part ${part.name} twice`);
       this.parts.push(part);
     }
+  }
+
+  /**
+   * A part whose state is a few Maps, saved together under `name`: a reset hands `set` new empty Maps
+   * and a load hands it the saved ones, so the part says once which Maps it keeps.
+   */
+  registerMaps<T extends Record<string, Map<unknown, unknown>>>(
+    name: string,
+    get: () => T,
+    set: (maps: T) => void,
+  ): void {
+    this.register(() => set(emptied(get())), { name, save: get, load: (saved) => set(saved as T) });
   }
 
   /** Called after every reset (the state file writes the cleared state at once). */

@@ -2,7 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { tracingIdOf } from './envelope.js';
-import { renderError } from './faults.service.js';
+import { replyWithError } from './faults.service.js';
 import { SandboxError, STATUS_TEXT, webhookCodes } from './sandbox-error.js';
 
 /** Converts anything thrown into a SandboxError: the sandbox answers every error in the upstream's shapes. */
@@ -42,10 +42,6 @@ export class UpstreamErrorFilter implements ExceptionFilter {
     if (!(exception instanceof SandboxError) && error.status >= 500) {
       this.logger.error({ err: exception, reqId: request.id, url: request.url }, 'sandbox: unhandled error');
     }
-    void reply
-      .status(error.status)
-      .headers(error.options.headers ?? {})
-      .type('application/json;charset=UTF-8')
-      .send(renderError(error, tracingIdOf(request)));
+    replyWithError(reply, error, tracingIdOf(request));
   }
 }

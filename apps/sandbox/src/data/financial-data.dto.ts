@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -16,17 +17,28 @@ import {
 } from 'class-validator';
 import { DATA_READ_FEATURES, IsMoneyAmount } from '../core/index.js';
 
+/*
+ * A list's optional `limit`: a whole number from `min` to `max`, refused in the upstream's words. Listed
+ * in the order the stacked `@IsOptional() @Type(...) @IsInt() @Min() @Max()` applied them (bottom up),
+ * so the issues keep their order.
+ */
+function PageLimit(min: number, max: number): PropertyDecorator {
+  const range = `between ${min} and ${max}`;
+  return applyDecorators(
+    Max(max, { message: `limit must be ${range}` }),
+    Min(min, { message: `limit must be ${range}` }),
+    IsInt({ message: `limit must be an integer ${range}` }),
+    Type(() => Number),
+    IsOptional(),
+  );
+}
+
 /** Query of the offset-paged lists (upstream spec §4.2.1); dates are checked by the paging rules, not here. */
 export class OffsetListQueryDto {
   @IsOptional() @IsString() @MaxLength(64) from?: string;
   @IsOptional() @IsString() @MaxLength(64) before?: string;
 
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer between 1 and 1000' })
-  @Min(1, { message: 'limit must be between 1 and 1000' })
-  @Max(1000, { message: 'limit must be between 1 and 1000' })
-  limit?: number;
+  @PageLimit(1, 1000) limit?: number;
 
   @IsOptional()
   @IsIn(['date', '-date'], { message: "sort must be 'date' (ascending) or '-date' (descending)" })
@@ -72,12 +84,7 @@ export class CategorisationRequestDto {
 }
 
 export class CategorisedTransactionsQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer between 100 and 1000' })
-  @Min(100, { message: 'limit must be between 100 and 1000' })
-  @Max(1000, { message: 'limit must be between 100 and 1000' })
-  limit?: number;
+  @PageLimit(100, 1000) limit?: number;
 
   @IsOptional()
   @Type(() => Number)

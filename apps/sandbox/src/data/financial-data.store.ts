@@ -78,23 +78,13 @@ export class FinancialDataStore {
   ) {
     this.cursors = new CursorCodec(config.sandbox.adminToken);
     // The generated account sets are a cache (regenerated from their seeds); the control API's changes
-    // to them and the categorisations are the state.
-    resets.register(
-      () => {
+    // to them and the categorisations are the state, and the cache goes whenever they are replaced.
+    resets.registerMaps(
+      'financial-data',
+      () => ({ changes: this.changes, categorisations: this.categorisations }),
+      (maps) => {
+        ({ changes: this.changes, categorisations: this.categorisations } = maps);
         this.sets.clear();
-        this.changes = new Map();
-        this.categorisations = new Map();
-      },
-      {
-        name: 'financial-data',
-        save: () => ({ changes: this.changes, categorisations: this.categorisations }),
-        load: (saved) => {
-          ({ changes: this.changes, categorisations: this.categorisations } = saved as {
-            changes: Map<string, AdminChange[]>;
-            categorisations: Map<string, CategorisationRecord>;
-          });
-          this.sets.clear();
-        },
       },
     );
   }

@@ -60,6 +60,20 @@ export function statementsFor(accountId: string, dayStartMs: number): SandboxSta
   });
 }
 
+/** A UK bank account as the upstream identifies it: its sort code, then its account number. */
+export function ukBankAccount(sortCode: string, accountNumber: string) {
+  return [
+    { type: 'SORT_CODE', identification: sortCode },
+    { type: 'ACCOUNT_NUMBER', identification: accountNumber },
+  ];
+}
+
+/** How the bank accounts (sort code and account number) are named; the nickname ends in the number's last 4. */
+const BANK_ACCOUNT_NAMES = {
+  CURRENT: { type: 'Personal - Current', description: 'Current Account', nicknamePrefix: 'xxxx' },
+  SAVINGS: { type: 'Personal - Savings', description: 'Instant Access Saver', nicknamePrefix: 'Saver ' },
+};
+
 export function accountFacts(
   seed: string,
   kind: AccountKind,
@@ -70,47 +84,28 @@ export function accountFacts(
   const sortCode = `04${random.digits(4)}`;
   const accountNumber = random.digits(8);
   const base = { id, kind, currency: FIXTURE_CURRENCY, holderName };
-  switch (kind) {
-    case 'CURRENT':
-      return {
-        ...base,
-        type: 'Personal - Current',
-        description: 'Current Account',
-        nickname: `xxxx${accountNumber.slice(-4)}`,
-        identifications: [
-          { type: 'SORT_CODE', identification: sortCode },
-          { type: 'ACCOUNT_NUMBER', identification: accountNumber },
-        ],
-      };
-    case 'SAVINGS':
-      return {
-        ...base,
-        type: 'Personal - Savings',
-        description: 'Instant Access Saver',
-        nickname: `Saver ${accountNumber.slice(-4)}`,
-        identifications: [
-          { type: 'SORT_CODE', identification: sortCode },
-          { type: 'ACCOUNT_NUMBER', identification: accountNumber },
-        ],
-      };
-    default: {
-      const pan = `5${random.digits(15)}`;
-      return {
-        ...base,
-        type: 'Personal - Credit Card',
-        description: 'Platinum Credit Card',
-        nickname: `Card ${pan.slice(-4)}`,
-        identifications: [{ type: 'PAN', identification: pan }],
-        creditLimitMinor: random.int(10, 80) * 10_000,
-      };
-    }
+  if (kind !== 'CREDIT_CARD') {
+    const { type, description, nicknamePrefix } = BANK_ACCOUNT_NAMES[kind];
+    return {
+      ...base,
+      type,
+      description,
+      nickname: `${nicknamePrefix}${accountNumber.slice(-4)}`,
+      identifications: ukBankAccount(sortCode, accountNumber),
+    };
   }
+  const pan = `5${random.digits(15)}`;
+  return {
+    ...base,
+    type: 'Personal - Credit Card',
+    description: 'Platinum Credit Card',
+    nickname: `Card ${pan.slice(-4)}`,
+    identifications: [{ type: 'PAN', identification: pan }],
+    creditLimitMinor: random.int(10, 80) * 10_000,
+  };
 }
 
 export const payeeOf = (c: Counterparty) => ({
   name: c.name,
-  accountIdentifications: [
-    { type: 'SORT_CODE', identification: c.sortCode },
-    { type: 'ACCOUNT_NUMBER', identification: c.accountNumber },
-  ],
+  accountIdentifications: ukBankAccount(c.sortCode, c.accountNumber),
 });

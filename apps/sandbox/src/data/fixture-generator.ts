@@ -23,7 +23,7 @@ import {
   SEQ_PER_DAY,
   TRANSFER_REFERENCES,
 } from './fixture-catalogue.js';
-import { counterpartyFrom, currentAccountAmount, currentAccountDraft } from './fixture-drafts.js';
+import { counterpartyFrom, currentAccountAmount, currentAccountDraft, type Draft } from './fixture-drafts.js';
 import { SeededRandom, stableUuid } from './seeded-random.js';
 
 // The deterministic accounts behind an authorised data consent. A transaction depends only on the seed
@@ -76,6 +76,60 @@ function totalsOf(replay: Replay, dayNumber: number, out: Float64Array): void {
 const byTime = (x: { timeMs: number; index: number }, y: { timeMs: number; index: number }) =>
   x.timeMs - y.timeMs || x.index - y.index;
 
+/**
+ * What an account's days hold. A day's draws come from `${daySeed}:day:${dayNumber}` alone; its first
+ * transaction is the fixed one (salary, interest) on the days `fixedOn` says, and every other falls on a
+ * random second, drawn before the rest of it. Each transaction has a lean form (its amount) and its
+ * record (a draft), drawn alike.
+ */
+interface DayRules {
+  daySeed: string;
+  countOn: (dayNumber: number) => number;
+  fixedOn: (dayNumber: number) => boolean;
+  fixedAt: (dayStartMs: number) => number;
+  fixedAmount: (random: SeededRandom) => number;
+  fixedDraft: (amountMinor: number) => Draft;
+  otherAmount: (random: SeededRandom) => number;
+  otherDraft: (random: SeededRandom, timeMs: number) => Draft;
+}
+
+/** Walks a day's transactions in index order, handing each its time and the day's random. */
+function walkDay(
+  rules: DayRules,
+  dayNumber: number,
+  visit: (index: number, timeMs: number, random: SeededRandom, fixed: boolean) => void,
+): void {
+  const random = new SeededRandom(`${rules.daySeed}:day:${dayNumber}`);
+  const dayStartMs = dayNumber * DAY_MS;
+  for (let index = 0, count = rules.countOn(dayNumber); index < count; index += 1) {
+    if (index === 0 && rules.fixedOn(dayNumber)) visit(index, rules.fixedAt(dayStartMs), random, true);
+    else visit(index, secondOf(random, dayStartMs), random, false);
+  }
+}
+
+/** An account plan whose records (`day`) and replay (`leanDay`, `dayTotals`) are one walk of its days. */
+function planOf(accountId: string, baseSeed: string, rules: DayRules): AccountPlan {
+  const replay: Replay = (dayNumber, visit) =>
+    walkDay(rules, dayNumber, (index, timeMs, random, fixed) =>
+      visit(index, timeMs, fixed ? rules.fixedAmount(random) : rules.otherAmount(random)),
+    );
+  return {
+    accountId,
+    countOn: rules.countOn,
+    baseSeed,
+    day(dayNumber: number) {
+      const entries: DayEntry[] = [];
+      walkDay(rules, dayNumber, (index, timeMs, random, fixed) => {
+        const draft = fixed ? rules.fixedDraft(rules.fixedAmount(random)) : rules.otherDraft(random, timeMs);
+        entries.push({ index, timeMs, draft });
+      });
+      return entries.sort(byTime);
+    },
+    leanDay: (dayNumber: number) => leanDayOf(replay, dayNumber),
+    dayTotals: (dayNumber: number, out: Float64Array) => totalsOf(replay, dayNumber, out),
+  };
+}
+
 function currentPlan(seed: string, accountId: string, random: SeededRandom, contacts: Counterparty[]) {
   const employer: Counterparty = {
     name: random.pick(EMPLOYERS),
@@ -87,129 +141,72 @@ function currentPlan(seed: string, accountId: string, random: SeededRandom, cont
   const salaryMinor = random.int(3700, 4300) * 100;
   // At least one a day, so the salary always has its slot on the 25th.
   const pattern = dayPattern(new SeededRandom(`${seed}:CURRENT:pattern`), CURRENT_ACCOUNT_TRANSACTIONS, 1);
-  const countOn = (dayNumber: number) => pattern[mod(dayNumber, HISTORY_DAYS)];
-  const isPayday = (dayStartMs: number) => new Date(dayStartMs).getUTCDate() === 25;
-  const replay: Replay = (dayNumber, visit) => {
-    const dayRandom = new SeededRandom(`${seed}:CURRENT:day:${dayNumber}`);
-    const dayStartMs = dayNumber * DAY_MS;
-    for (let index = 0, count = countOn(dayNumber); index < count; index += 1) {
-      if (index === 0 && isPayday(dayStartMs)) {
-        visit(index, dayStartMs + 6 * 3600_000, salaryMinor + dayRandom.int(0, 30) * 100);
-        continue;
-      }
-      const timeMs = secondOf(dayRandom, dayStartMs);
-      visit(index, timeMs, currentAccountAmount(dayRandom));
-    }
-  };
-  return {
-    accountId,
-    countOn,
-    baseSeed: `${seed}:CURRENT:base`,
-    day(dayNumber: number) {
-      const dayRandom = new SeededRandom(`${seed}:CURRENT:day:${dayNumber}`);
-      const dayStartMs = dayNumber * DAY_MS;
-      const entries: DayEntry[] = [];
-      for (let index = 0, count = countOn(dayNumber); index < count; index += 1) {
-        if (index === 0 && isPayday(dayStartMs)) {
-          entries.push({
-            index,
-            timeMs: dayStartMs + 6 * 3600_000,
-            draft: {
-              amountMinor: salaryMinor + dayRandom.int(0, 30) * 100,
-              description: `BGC ${employer.name} SALARY`,
-              reference: 'SALARY',
-              kind: KINDS.salary,
-              category: 'salary',
-              counterparty: employer,
-            },
-          });
-          continue;
-        }
-        const timeMs = secondOf(dayRandom, dayStartMs);
-        entries.push({ index, timeMs, draft: currentAccountDraft(dayRandom, timeMs, contacts) });
-      }
-      return entries.sort(byTime);
-    },
-    leanDay: (dayNumber: number) => leanDayOf(replay, dayNumber),
-    dayTotals: (dayNumber: number, out: Float64Array) => totalsOf(replay, dayNumber, out),
-  } satisfies AccountPlan;
+  return planOf(accountId, `${seed}:CURRENT:base`, {
+    daySeed: `${seed}:CURRENT`,
+    countOn: (dayNumber) => pattern[mod(dayNumber, HISTORY_DAYS)],
+    fixedOn: (dayNumber) => new Date(dayNumber * DAY_MS).getUTCDate() === 25,
+    fixedAt: (dayStartMs) => dayStartMs + 6 * 3600_000,
+    fixedAmount: (dayRandom) => salaryMinor + dayRandom.int(0, 30) * 100,
+    fixedDraft: (amountMinor) => ({
+      amountMinor,
+      description: `BGC ${employer.name} SALARY`,
+      reference: 'SALARY',
+      kind: KINDS.salary,
+      category: 'salary',
+      counterparty: employer,
+    }),
+    otherAmount: currentAccountAmount,
+    otherDraft: (dayRandom, timeMs) => currentAccountDraft(dayRandom, timeMs, contacts),
+  });
 }
 
 function savingsPlan(seed: string, accountId: string, own: Counterparty) {
   const pattern = dayPattern(new SeededRandom(`${seed}:SAVINGS:pattern`), SAVINGS_ACCOUNT_TRANSACTIONS, 0);
   const countOn = (dayNumber: number) => pattern[mod(dayNumber, HISTORY_DAYS)];
-  // Interest is paid on the first day of a month that has transactions, as the first of them.
-  const firstActiveDayOfMonth = (dayNumber: number) => {
-    const date = new Date(dayNumber * DAY_MS);
-    const monthStartDay = dayNumberOf(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
-    for (let d = monthStartDay; d < dayNumber; d += 1) if (countOn(d) > 0) return false;
-    return true;
-  };
-  const replay: Replay = (dayNumber, visit) => {
-    const dayRandom = new SeededRandom(`${seed}:SAVINGS:day:${dayNumber}`);
-    const dayStartMs = dayNumber * DAY_MS;
-    for (let index = 0, count = countOn(dayNumber); index < count; index += 1) {
-      if (index === 0 && firstActiveDayOfMonth(dayNumber)) {
-        visit(index, dayStartMs, dayRandom.int(50, 1500));
-        continue;
-      }
-      const timeMs = secondOf(dayRandom, dayStartMs);
-      const deposit = dayRandom.next() < 0.62;
-      visit(index, timeMs, deposit ? dayRandom.int(50, 600) * 100 : -dayRandom.int(20, 800) * 100);
-    }
-  };
-  return {
-    accountId,
+  /** A transfer from the holder's current account (positive) or back to it. */
+  const transfer = (dayRandom: SeededRandom) =>
+    dayRandom.next() < 0.62 ? dayRandom.int(50, 600) * 100 : -dayRandom.int(20, 800) * 100;
+  return planOf(accountId, `${seed}:SAVINGS:base`, {
+    daySeed: `${seed}:SAVINGS`,
     countOn,
-    baseSeed: `${seed}:SAVINGS:base`,
-    day(dayNumber: number) {
-      const dayRandom = new SeededRandom(`${seed}:SAVINGS:day:${dayNumber}`);
-      const dayStartMs = dayNumber * DAY_MS;
-      const entries: DayEntry[] = [];
-      for (let index = 0, count = countOn(dayNumber); index < count; index += 1) {
-        if (index === 0 && firstActiveDayOfMonth(dayNumber)) {
-          entries.push({
-            index,
-            timeMs: dayStartMs,
-            draft: {
-              amountMinor: dayRandom.int(50, 1500),
-              description: 'INTEREST PAID',
-              reference: 'GROSS INTEREST',
-              kind: KINDS.interest,
-              category: 'interest',
-            },
-          });
-          continue;
-        }
-        const timeMs = secondOf(dayRandom, dayStartMs);
-        const deposit = dayRandom.next() < 0.62;
-        entries.push({
-          index,
-          timeMs,
-          draft: deposit
-            ? {
-                amountMinor: dayRandom.int(50, 600) * 100,
-                description: `TRANSFER FROM ${own.name.toUpperCase()}`,
-                reference: 'Savings',
-                kind: KINDS.transferIn,
-                category: 'savings',
-                counterparty: own,
-              }
-            : {
-                amountMinor: -dayRandom.int(20, 800) * 100,
-                description: `TRANSFER TO ${own.name.toUpperCase()}`,
-                reference: 'Withdrawal',
-                kind: KINDS.transferOut,
-                category: 'savings',
-                counterparty: own,
-              },
-        });
-      }
-      return entries.sort(byTime);
+    // Interest is paid on the first day of a month that has transactions, as the first of them.
+    fixedOn: (dayNumber) => {
+      const date = new Date(dayNumber * DAY_MS);
+      const monthStartDay = dayNumberOf(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
+      for (let d = monthStartDay; d < dayNumber; d += 1) if (countOn(d) > 0) return false;
+      return true;
     },
-    leanDay: (dayNumber: number) => leanDayOf(replay, dayNumber),
-    dayTotals: (dayNumber: number, out: Float64Array) => totalsOf(replay, dayNumber, out),
-  } satisfies AccountPlan;
+    fixedAt: (dayStartMs) => dayStartMs,
+    fixedAmount: (dayRandom) => dayRandom.int(50, 1500),
+    fixedDraft: (amountMinor) => ({
+      amountMinor,
+      description: 'INTEREST PAID',
+      reference: 'GROSS INTEREST',
+      kind: KINDS.interest,
+      category: 'interest',
+    }),
+    otherAmount: transfer,
+    otherDraft: (dayRandom) => {
+      const amountMinor = transfer(dayRandom);
+      return amountMinor > 0
+        ? {
+            amountMinor,
+            description: `TRANSFER FROM ${own.name.toUpperCase()}`,
+            reference: 'Savings',
+            kind: KINDS.transferIn,
+            category: 'savings',
+            counterparty: own,
+          }
+        : {
+            amountMinor,
+            description: `TRANSFER TO ${own.name.toUpperCase()}`,
+            reference: 'Withdrawal',
+            kind: KINDS.transferOut,
+            category: 'savings',
+            counterparty: own,
+          };
+    },
+  });
 }
 
 /** A generated day's records, with the ids and sequence numbers they always have. */

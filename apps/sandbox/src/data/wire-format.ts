@@ -1,4 +1,5 @@
 import { fromMinor, type Published } from '../core/index.js';
+import { ukBankAccount } from './fixture-accounts.js';
 import type { SandboxBeneficiary, SandboxStatement, SandboxTransaction } from './fixture-catalogue.js';
 import { generatedIdOf, type SandboxAccount } from './sandbox-account.js';
 import { transactionHash } from './seeded-random.js';
@@ -33,10 +34,7 @@ export function transactionWire(
   const party = tx.counterparty
     ? {
         name: tx.counterparty.name,
-        accountIdentifications: [
-          { type: 'SORT_CODE', identification: tx.counterparty.sortCode },
-          { type: 'ACCOUNT_NUMBER', identification: tx.counterparty.accountNumber },
-        ],
+        accountIdentifications: ukBankAccount(tx.counterparty.sortCode, tx.counterparty.accountNumber),
       }
     : undefined;
   const wire: Published<'Transaction'> = {

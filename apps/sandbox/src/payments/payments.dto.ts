@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -104,6 +105,21 @@ export class AccountIdentificationDto {
   identification: string;
 }
 
+/*
+ * How a payee or a payer is identified: one to ten account identifications. Listed in the order a
+ * stacked `@IsDefined() @IsArray() … @Type(...)` applies them (bottom up), so the issues keep their order.
+ */
+function AccountIdentifications(): PropertyDecorator {
+  return applyDecorators(
+    Type(() => AccountIdentificationDto),
+    ValidateNested({ each: true }),
+    ArrayMaxSize(10),
+    ArrayMinSize(1),
+    IsArray(),
+    IsDefined(),
+  );
+}
+
 export class PayeeDto {
   @IsDefined()
   @IsString()
@@ -111,13 +127,7 @@ export class PayeeDto {
   @MaxLength(140)
   name: string;
 
-  @IsDefined()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(10)
-  @ValidateNested({ each: true })
-  @Type(() => AccountIdentificationDto)
-  accountIdentifications: AccountIdentificationDto[];
+  @AccountIdentifications() accountIdentifications: AccountIdentificationDto[];
 
   @IsOptional() @IsString() @MaxLength(50) accountType?: string;
   @IsOptional() @IsObject() address?: Record<string, unknown>;
@@ -131,13 +141,7 @@ export class PayeeDto {
 export class PayerDto {
   @IsOptional() @IsString() @MaxLength(140) name?: string;
 
-  @IsDefined()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(10)
-  @ValidateNested({ each: true })
-  @Type(() => AccountIdentificationDto)
-  accountIdentifications: AccountIdentificationDto[];
+  @AccountIdentifications() accountIdentifications: AccountIdentificationDto[];
 
   @IsOptional() @IsObject() address?: Record<string, unknown>;
 }

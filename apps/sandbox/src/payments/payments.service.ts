@@ -21,7 +21,7 @@ import {
 } from './payment-consents.service.js';
 import { PaymentLifecycleService } from './payment-lifecycle.service.js';
 import type { PayeeDto, PaymentAuthorisationRequestDto, PaymentRequestDto } from './payments.dto.js';
-import { idempotencyConflict, type PaymentRecord, PaymentsStore } from './payments.store.js';
+import { idempotencyConflict, madeUnder, type PaymentRecord, PaymentsStore } from './payments.store.js';
 
 /** The feature each payment type needs to be initiated and created (upstream feature names). */
 const TYPE_FEATURES: Record<string, [initiate: string, create: string]> = {
@@ -161,12 +161,7 @@ export class PaymentsService {
     const payment = this.store.add({
       id: randomUUID(),
       kind: 'SINGLE',
-      applicationId: ctx.application.id,
-      consentId: consent.id,
-      institutionId: consent.institutionId,
-      institutionConsentId: consent.institutionConsentId,
-      userUuid: consent.userUuid,
-      applicationUserId: consent.applicationUserId,
+      ...madeUnder(ctx, consent),
       type: body.type,
       paymentIdempotencyId: body.paymentIdempotencyId,
       amountMinor: toMinor(body.amount.amount, body.amount.currency),

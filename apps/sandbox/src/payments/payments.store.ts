@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { ResetRegistryService, SandboxError } from '../core/index.js';
+import {
+  type ConsentRecord,
+  ResetRegistryService,
+  type SandboxContext,
+  SandboxError,
+} from '../core/index.js';
 
 /** PaymentStatus values of the upstream's OpenAPI that the sandbox uses. */
 export type PaymentStatus = 'PENDING' | 'COMPLETED' | 'FAILED' | 'DECLINED' | 'EXPIRED';
@@ -52,6 +57,24 @@ export interface PaymentRecord {
   terminalEventAt?: string;
 }
 
+/** What a payment takes from the consent it is made under: whose it is, and at which bank. */
+export function madeUnder(
+  ctx: SandboxContext,
+  consent: ConsentRecord,
+): Pick<
+  PaymentRecord,
+  'applicationId' | 'consentId' | 'institutionId' | 'institutionConsentId' | 'userUuid' | 'applicationUserId'
+> {
+  return {
+    applicationId: ctx.application.id,
+    consentId: consent.id,
+    institutionId: consent.institutionId,
+    institutionConsentId: consent.institutionConsentId,
+    userUuid: consent.userUuid,
+    applicationUserId: consent.applicationUserId,
+  };
+}
+
 /** A hosted commercial VRP request (upstream spec §2.10); its status is derived from its consent on read. */
 export interface HostedVrpRequestRecord {
   requestId: string;
@@ -85,26 +108,11 @@ export class PaymentsStore {
   private hosted = new Map<string, HostedVrpRequestRecord>();
 
   constructor(resets: ResetRegistryService) {
-    resets.register(
-      () => {
-        this.payments = new Map();
-        this.idempotency = new Map();
-        this.hosted = new Map();
-      },
-      {
-        name: 'payments',
-        save: () => ({ payments: this.payments, idempotency: this.idempotency, hosted: this.hosted }),
-        load: (saved) => {
-          ({
-            payments: this.payments,
-            idempotency: this.idempotency,
-            hosted: this.hosted,
-          } = saved as {
-            payments: Map<string, PaymentRecord>;
-            idempotency: Map<string, string>;
-            hosted: Map<string, HostedVrpRequestRecord>;
-          });
-        },
+    resets.registerMaps(
+      'payments',
+      () => ({ payments: this.payments, idempotency: this.idempotency, hosted: this.hosted }),
+      (maps) => {
+        ({ payments: this.payments, idempotency: this.idempotency, hosted: this.hosted } = maps);
       },
     );
   }

@@ -13,7 +13,7 @@ import {
 import { PaymentConsentsService, type VrpConsentDetails } from './payment-consents.service.js';
 import { PAYER_AVAILABLE_BALANCE, PaymentLifecycleService } from './payment-lifecycle.service.js';
 import type { VrpFundsConfirmationRequestDto, VrpSubmissionRequestDto } from './payments.dto.js';
-import { idempotencyConflict, type PaymentRecord, PaymentsStore } from './payments.store.js';
+import { idempotencyConflict, madeUnder, type PaymentRecord, PaymentsStore } from './payments.store.js';
 import { VrpConsentsService } from './vrp-consents.service.js';
 import { VrpLimitsService } from './vrp-limits.service.js';
 
@@ -85,12 +85,7 @@ export class VrpPaymentsService {
       id: randomUUID(),
       kind: 'VRP',
       vrpType: details.vrpType,
-      applicationId: ctx.application.id,
-      consentId: consent.id,
-      institutionId: consent.institutionId,
-      institutionConsentId: consent.institutionConsentId,
-      userUuid: consent.userUuid,
-      applicationUserId: consent.applicationUserId,
+      ...madeUnder(ctx, consent),
       type: 'DOMESTIC_VARIABLE_RECURRING_PAYMENT',
       paymentIdempotencyId: body.paymentIdempotencyId,
       amountMinor: minor,

@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type AppLogger, LOGGER } from '#libs/observability';
-import { renderError, SandboxError, webhookTracingIdOf } from '../core/index.js';
+import { replyWithError, SandboxError, webhookTracingIdOf } from '../core/index.js';
 
 /** The numeric issue codes of the webhook endpoints (upstream spec §7.2; the upstream's error examples). */
 export const WEBHOOK_ISSUE_CODES = {
@@ -50,11 +50,7 @@ export class WebhookErrorFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     const error = this.toWebhookError(exception, request);
-    void reply
-      .status(error.status)
-      .headers(error.options.headers ?? {})
-      .type('application/json;charset=UTF-8')
-      .send(renderError(error, webhookTracingIdOf(request)));
+    replyWithError(reply, error, webhookTracingIdOf(request));
   }
 
   private toWebhookError(exception: unknown, request: FastifyRequest): SandboxError {

@@ -41,20 +41,11 @@ export class WebhooksStore {
     private readonly clock: SandboxClockService,
     resets: ResetRegistryService,
   ) {
-    resets.register(
-      () => {
-        this.webhooks = new Map();
-        this.subscriptions = new Map();
-      },
-      {
-        name: 'webhooks',
-        save: () => ({ webhooks: this.webhooks, subscriptions: this.subscriptions }),
-        load: (saved) => {
-          ({ webhooks: this.webhooks, subscriptions: this.subscriptions } = saved as {
-            webhooks: Map<string, WebhookRecord>;
-            subscriptions: Map<string, EventSubscriptionRecord>;
-          });
-        },
+    resets.registerMaps(
+      'webhooks',
+      () => ({ webhooks: this.webhooks, subscriptions: this.subscriptions }),
+      (maps) => {
+        ({ webhooks: this.webhooks, subscriptions: this.subscriptions } = maps);
       },
     );
   }

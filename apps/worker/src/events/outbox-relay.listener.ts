@@ -5,6 +5,7 @@ import { within } from '#libs/core';
 import { OutboxRelayService } from '#libs/domain/events';
 import { type Dependency, dependencyFailureOf } from '#libs/errors';
 import { type AppLogger, LOGGER } from '#libs/observability';
+import { CoalescedRuns } from '../coalesced-runs.js';
 
 /** Without a notification (a dropped LISTEN connection), the relay still looks this often. */
 const POLL_MS = 2_000;
@@ -23,8 +24,10 @@ const RUNNING_ROUND_WAIT_MS = 1_000;
 @Injectable()
 export class OutboxRelayListener implements OnApplicationBootstrap, OnApplicationShutdown {
   private client: pg.Client | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
+  private readonly rounds = new CoalescedRuns(
+    () => this.run(),
+    () => !this.stopped,
+  );
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   /** The dependency the last round failed on, so an outage is logged once (and its end once). */
@@ -46,7 +49,8 @@ export class OutboxRelayListener implements OnApplicationBootstrap, OnApplicatio
     clearTimeout(this.timer);
     // A round under way finishes, or is left behind: it may be waiting on a Redis or Postgres that is
     // away, and the stop has a budget. What it had not relayed, the next worker's first round relays.
-    if (this.running) await within(this.running, RUNNING_ROUND_WAIT_MS, () => undefined);
+    const round = this.rounds.underWay;
+    if (round) await within(round, RUNNING_ROUND_WAIT_MS, () => undefined);
     await this.client?.end().catch(() => undefined);
   }
 
@@ -65,7 +69,7 @@ export class OutboxRelayListener implements OnApplicationBootstrap, OnApplicatio
       this.logger.warn({ err }, message);
       setTimeout(() => void this.listen(), RECONNECT_MS).unref();
     };
-    client.on('notification', () => this.trigger());
+    client.on('notification', () => this.rounds.request());
     client.on('error', (err) =>
       reconnect(err, 'outbox relay: LISTEN connection lost; polling until it is back'),
     );
@@ -83,24 +87,8 @@ export class OutboxRelayListener implements OnApplicationBootstrap, OnApplicatio
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.trigger(), delayMs);
+    this.timer = setTimeout(() => this.rounds.request(), delayMs);
     this.timer.unref();
-  }
-
-  /** Runs the relay now, or once more right after the current run when one is under way. */
-  private trigger(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.run().finally(() => {
-      this.running = undefined;
-      if (this.again) {
-        this.again = false;
-        this.trigger();
-      }
-    });
   }
 
   private async run(): Promise<void> {

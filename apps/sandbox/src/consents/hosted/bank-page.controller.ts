@@ -76,35 +76,42 @@ export class BankPageController {
 
   private approve(record: ConsentRecord, reply: FastifyReply): void {
     const authorised = this.flows.authorize(record);
-    if (!authorised.callback) {
-      this.html(
-        reply,
-        200,
-        messagePage('Approved', 'You approved the request. You can close this window and return to the app.'),
-      );
-      return;
-    }
-    const credential: [string, string] = authorised.oneTimeToken
-      ? ['oneTimeToken', this.flows.issueOneTimeToken(authorised)]
-      : ['consent', authorised.consentToken!];
-    this.redirect(reply, authorised, [credential]);
+    const page = messagePage(
+      'Approved',
+      'You approved the request. You can close this window and return to the app.',
+    );
+    this.conclude(reply, authorised, page, () => [
+      authorised.oneTimeToken
+        ? ['oneTimeToken', this.flows.issueOneTimeToken(authorised)]
+        : ['consent', authorised.consentToken!],
+    ]);
   }
 
   private deny(record: ConsentRecord, reply: FastifyReply): void {
     record.status = 'REJECTED';
     this.consents.update(record);
-    if (!record.callback) {
-      this.html(
-        reply,
-        200,
-        messagePage('Denied', 'You denied the request. You can close this window and return to the app.'),
-      );
-      return;
-    }
-    this.redirect(reply, record, [
+    const page = messagePage(
+      'Denied',
+      'You denied the request. You can close this window and return to the app.',
+    );
+    this.conclude(reply, record, page, () => [
       ['error', 'access_denied'],
       ['error_description', 'The account holder denied the authorisation'],
     ]);
+  }
+
+  /**
+   * The decision goes to the callback with its outcome, asked for only then (approval issues a one-time
+   * token for it); without a callback the page tells the PSU.
+   */
+  private conclude(
+    reply: FastifyReply,
+    record: ConsentRecord,
+    page: string,
+    outcome: () => [string, string][],
+  ): void {
+    if (record.callback) this.redirect(reply, record, outcome());
+    else this.html(reply, 200, page);
   }
 
   /** The callback gets the outcome, then the consent's identifiers, then the forwarded parameters. */
