@@ -1,5 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
 import {
   accountsWhenSynced,
@@ -7,14 +7,13 @@ import {
   connect,
   dataOf,
   eventually,
-  onboard,
   paymentBodies,
-  SandboxHttp,
   storedTransactions,
-  type Tenant,
   uniqueName,
   uniqueQueuePrefix,
+  useBankFaults,
   useStack,
+  useTenant,
 } from './kit/index.js';
 
 /**
@@ -27,16 +26,8 @@ describe('one failing bank never takes the others down', () => {
     worker: true,
     overrides: { QUEUE_PREFIX: uniqueQueuePrefix('fault-isolation') },
   });
-  let tenant: Tenant;
-  let sandbox: SandboxHttp;
-
-  beforeAll(async () => {
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-    tenant = await onboard(stack);
-  });
-  afterAll(async () => {
-    await sandbox?.admin('DELETE', '/faults');
-  });
+  const tenant = useTenant(stack);
+  const sandbox = useBankFaults(stack);
 
   const breakerOf = (process: { app: INestApplicationContext }, key: string) =>
     process.app.get<UpstreamClient>(UPSTREAM_CLIENT).breakerState(key);

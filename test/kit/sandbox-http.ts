@@ -24,14 +24,21 @@ export interface SandboxCallOptions {
 
 /** A thin HTTP client for tests that drive the sandbox exactly as the upstream's clients would. */
 export class SandboxHttp {
-  /** `baseUrl` may be a function so a client can exist before the sandbox it calls has a port. */
+  /**
+   * `baseUrl` and `config` may be functions so a client can exist before the sandbox it calls has a port
+   * (or the stack its configuration).
+   */
   constructor(
     private readonly base: string | (() => string),
-    private readonly config: AppConfig,
+    private readonly configOf: AppConfig | (() => AppConfig),
   ) {}
 
   get baseUrl(): string {
     return typeof this.base === 'string' ? this.base : this.base();
+  }
+
+  private get config(): AppConfig {
+    return typeof this.configOf === 'function' ? this.configOf() : this.configOf;
   }
 
   basic(id = this.config.upstream.applicationId, secret = this.config.upstream.applicationSecret): string {
