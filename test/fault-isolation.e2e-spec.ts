@@ -3,11 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
 import {
   accountsWhenSynced,
-  atBank,
   connect,
   dataOf,
   eventually,
-  paymentBodies,
+  paymentApprovedAtBank,
   storedTransactions,
   uniqueName,
   uniqueQueuePrefix,
@@ -70,14 +69,7 @@ describe('one failing bank never takes the others down', () => {
     }
     expect(stored).toBeGreaterThan(0);
     expect((await tenant.client.get(`/v1/accounts/${accounts[0].id}/statements`)).status).toBe(200);
-    const payment = dataOf<{ id: string; authorisationUrl: string }>(
-      await tenant.client.post(`/v1/users/${other.id}/payments`, paymentBodies.single(), {
-        headers: { 'idempotency-key': uniqueName('isolated-pay') },
-      }),
-      201,
-    );
-    const back = await atBank(stack, payment.authorisationUrl);
-    expect(back.query).toMatchObject({ paymentId: payment.id, status: 'PENDING' });
+    await paymentApprovedAtBank(stack, tenant, other.id, 'isolated-pay');
 
     // The failing bank is still failing and still cut off; the service never was.
     expect(breakerOf(stack.api, 'upstream')).toBe('closed');
