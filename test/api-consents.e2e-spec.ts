@@ -74,6 +74,20 @@ describe('api: consents (redirect flow) and accounts', () => {
 
   const browse = (url: string) => send(url, 'GET');
 
+  /** Our callback at `callback` sends the browser back to the merchant with the consent's outcome. */
+  async function expectSentBack(
+    callback: string,
+    consentId: string,
+    outcome: { status: string; error: string },
+  ) {
+    const answer = await browse(callback);
+    expect(answer.status).toBe(302);
+    const target = new URL(answer.headers.get('location')!);
+    expect(target.searchParams.get('consentId')).toBe(consentId);
+    expect(target.searchParams.get('status')).toBe(outcome.status);
+    expect(target.searchParams.get('error')).toBe(outcome.error);
+  }
+
   async function connected() {
     const consent = await startConsent();
     const callback = await decideAtBank(consent.authorisationUrl, 'approve');
@@ -190,12 +204,8 @@ describe('api: consents (redirect flow) and accounts', () => {
 
   it('sends a denied authorisation back as REJECTED with error=access_denied', async () => {
     const consent = await startConsent();
-    const answer = await browse(await decideAtBank(consent.authorisationUrl, 'deny'));
-    expect(answer.status).toBe(302);
-    const target = new URL(answer.headers.get('location')!);
-    expect(target.searchParams.get('consentId')).toBe(consent.id);
-    expect(target.searchParams.get('status')).toBe('REJECTED');
-    expect(target.searchParams.get('error')).toBe('access_denied');
+    const callback = await decideAtBank(consent.authorisationUrl, 'deny');
+    await expectSentBack(callback, consent.id, { status: 'REJECTED', error: 'access_denied' });
     const row = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
     expect(row).toMatchObject({ status: 'REJECTED', tokenCiphertext: null, stateNonce: null });
   });
@@ -206,12 +216,7 @@ describe('api: consents (redirect flow) and accounts', () => {
     callback.searchParams.delete('oneTimeToken');
     callback.searchParams.set('error', 'server_error');
     callback.searchParams.set('error_description', 'The bank is down');
-    const answer = await browse(callback.toString());
-    expect(answer.status).toBe(302);
-    const target = new URL(answer.headers.get('location')!);
-    expect(target.searchParams.get('consentId')).toBe(consent.id);
-    expect(target.searchParams.get('status')).toBe('REJECTED');
-    expect(target.searchParams.get('error')).toBe('server_error');
+    await expectSentBack(callback.toString(), consent.id, { status: 'REJECTED', error: 'server_error' });
     const row = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
     expect(row).toMatchObject({ status: 'REJECTED', lastErrorCode: 'server_error', tokenCiphertext: null });
   });
@@ -221,12 +226,7 @@ describe('api: consents (redirect flow) and accounts', () => {
     const callback = new URL(await decideAtBank(consent.authorisationUrl, 'approve'));
     expect(callback.searchParams.get('oneTimeToken')).toBeTruthy();
     callback.searchParams.set('oneTimeToken', 'not-a-one-time-token');
-    const answer = await browse(callback.toString());
-    expect(answer.status).toBe(302);
-    const target = new URL(answer.headers.get('location')!);
-    expect(target.searchParams.get('consentId')).toBe(consent.id);
-    expect(target.searchParams.get('status')).toBe('FAILED');
-    expect(target.searchParams.get('error')).toBe('server_error');
+    await expectSentBack(callback.toString(), consent.id, { status: 'FAILED', error: 'server_error' });
     const row = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
     expect(row).toMatchObject({
       status: 'FAILED',
