@@ -130,16 +130,11 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
 
   it('records the consent lifecycle: authorised, first syncs, expiring, a renewal not extended, expired', async () => {
     // A bank that keeps the expiry on a re-authorisation (the sandbox's quirk).
-    const quirk = await sandbox.admin('PUT', '/institutions/sandbox-redirect/quirks', {
-      reauthorisationKeepsExpiry: true,
-    });
-    expect(quirk.status).toBe(200);
     const lifecycle = stack.api.app.get(ConsentExpiryScanService);
     // Short, and asked to be renewed all the same: the scan asks the bank in its last days.
     const terms = { expiresAt: new Date(Date.now() + 6 * DAY).toISOString(), autoReauthorise: true };
-    let consentId: string;
-    try {
-      consentId = await connectBank(
+    const consentId = await sandbox.withQuirks({ reauthorisationKeepsExpiry: true }, async () => {
+      const id = await connectBank(
         apps(),
         tenant.merchant.apiKey.key,
         tenant.userId,
@@ -148,14 +143,11 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
       );
       await accountsWhenSynced(tenant.client, tenant.userId);
       expect((await lifecycle.scanExpiry(new Date())).reauthorisationsRequested).toBe(1);
-      const pending = dataOf(await tenant.client.get(`/v1/consents/${consentId}`));
+      const pending = dataOf(await tenant.client.get(`/v1/consents/${id}`));
       const back = await decideAtBank(apps(), pending.reauthorisationUrl);
       expect(back.location.searchParams.get('status')).toBe('AUTHORIZED');
-    } finally {
-      await sandbox.admin('PUT', '/institutions/sandbox-redirect/quirks', {
-        reauthorisationKeepsExpiry: false,
-      });
-    }
+      return id;
+    });
     await accountsWhenSynced(tenant.client, tenant.userId);
     const { expiresAt } = await prisma.consent.findUniqueOrThrow({ where: { id: consentId } });
     await lifecycle.scanExpiry(new Date(expiresAt!.getTime() + 1_000));

@@ -90,6 +90,25 @@ export class SandboxHttp {
     };
   }
 
+  /**
+   * Runs `body` while the sandbox bank `institutionId` has `quirks` on, and turns them off again however
+   * `body` ends: a quirk is the sandbox's, seen by every test that shares it.
+   */
+  async withQuirks<T>(
+    quirks: Record<string, true>,
+    body: () => Promise<T>,
+    institutionId = 'sandbox-redirect',
+  ): Promise<T> {
+    const path = `/institutions/${institutionId}/quirks`;
+    const on = await this.admin('PUT', path, quirks);
+    if (on.status !== 200) throw new Error(`quirks refused: ${on.status} ${JSON.stringify(on.body)}`);
+    try {
+      return await body();
+    } finally {
+      await this.admin('PUT', path, Object.fromEntries(Object.keys(quirks).map((name) => [name, false])));
+    }
+  }
+
   /** The control API, with the admin bearer token. */
   admin<T = any>(method: string, path: string, body?: unknown): Promise<SandboxResponse<T>> {
     return this.call<T>(method, `/sandbox/admin${path}`, {
