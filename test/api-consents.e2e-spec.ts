@@ -74,6 +74,14 @@ describe('api: consents (redirect flow) and accounts', () => {
 
   const browse = (url: string) => send(url, 'GET');
 
+  /** Our callback's answer sends the browser back to the merchant's URL, its query kept, the consent AUTHORIZED. */
+  function expectSentBackAuthorized(answer: Response, consentId: string) {
+    expect(answer.status).toBe(302);
+    const target = new URL(answer.headers.get('location')!);
+    expect(`${target.origin}${target.pathname}`).toBe('https://app.merchant.example/banks/done');
+    expect(Object.fromEntries(target.searchParams)).toEqual({ tab: '1', consentId, status: 'AUTHORIZED' });
+  }
+
   /** Our callback at `callback` sends the browser back to the merchant with the consent's outcome. */
   async function expectSentBack(
     callback: string,
@@ -113,13 +121,7 @@ describe('api: consents (redirect flow) and accounts', () => {
     expect(consent.status).toBe('AWAITING_AUTHORIZATION');
     secrets.push(new URL(callback).searchParams.get('oneTimeToken')!);
 
-    const target = new URL(answer.headers.get('location')!);
-    expect(`${target.origin}${target.pathname}`).toBe('https://app.merchant.example/banks/done');
-    expect(Object.fromEntries(target.searchParams)).toEqual({
-      tab: '1',
-      consentId: consent.id,
-      status: 'AUTHORIZED',
-    });
+    expectSentBackAuthorized(answer, consent.id);
     expect(answer.headers.get('referrer-policy')).toBe('no-referrer');
 
     const row = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
@@ -188,15 +190,7 @@ describe('api: consents (redirect flow) and accounts', () => {
     // the browser goes back to the merchant with the consent's status as it is now.
     const tokenBefore = (await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } }))
       .tokenCiphertext;
-    const replay = await browse(callback);
-    expect(replay.status).toBe(302);
-    const again = new URL(replay.headers.get('location')!);
-    expect(`${again.origin}${again.pathname}`).toBe('https://app.merchant.example/banks/done');
-    expect(Object.fromEntries(again.searchParams)).toEqual({
-      tab: '1',
-      consentId: consent.id,
-      status: 'AUTHORIZED',
-    });
+    expectSentBackAuthorized(await browse(callback), consent.id);
     expect((await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } })).tokenCiphertext).toEqual(
       tokenBefore,
     );
