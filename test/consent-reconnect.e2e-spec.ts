@@ -11,7 +11,7 @@ import {
   decideAtBank,
   eventually,
   onboard,
-  SandboxHttp,
+  sandboxOf,
   storedTransactions,
   type SyncedAccount,
   type Tenant,
@@ -29,11 +29,10 @@ const REDIRECT = 'https://app.merchant.example/banks/done';
 describe('reconnecting a bank keeps the user’s accounts', () => {
   const stack = useStack({ ownDatabase: 'reconnect', worker: true });
   let prisma: PrismaService;
-  let sandbox: SandboxHttp;
+  const sandbox = sandboxOf(stack);
 
   beforeAll(() => {
     prisma = stack.api.app.get(PrismaService);
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
   });
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });
