@@ -21,16 +21,15 @@ import {
   decideAtBank,
   EventReceiver,
   eventually,
-  onboard,
   paymentBodies,
   runWhenEnded,
-  SandboxHttp,
-  type Tenant,
+  sandboxOf,
   tuned,
   uniqueName,
   upstreamConsentId,
   useReceiver,
   useStack,
+  useTenant,
 } from './kit/index.js';
 import {
   ComponentChecker,
@@ -61,19 +60,17 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
     overrides: { ...tuned({ eventDeliveryBackoffSeconds: 1 }) },
   });
   let prisma: PrismaService;
-  let sandbox: SandboxHttp;
+  const sandbox = sandboxOf(stack);
   let document: OpenApiDocument;
   let schemas: Record<string, Schema>;
-  let tenant: Tenant;
+  const tenant = useTenant(stack);
   const receiver = useReceiver();
   const users: string[] = [];
 
   beforeAll(async () => {
     prisma = stack.api.app.get(PrismaService);
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     document = await readOpenApiDocument(stack.api.url);
     schemas = document.components?.schemas ?? {};
-    tenant = await onboard(stack);
     users.push(tenant.userId);
     // Every type: an endpoint subscribed before anything happens receives every event.
     expect((await tenant.client.post('/v1/event-endpoints', { url: receiver.url })).status).toBe(201);
