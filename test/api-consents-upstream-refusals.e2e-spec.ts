@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connect, dataOf, type ErrorBody, onboard, SandboxHttp, type Tenant, useStack } from './kit/index.js';
+import { connect, dataOf, type ErrorBody, sandboxOf, useStack, useTenant } from './kit/index.js';
 
 /**
  * What re-authorising and revoking a consent answer when the upstream refuses (issue 81, 4): a refusal
@@ -9,18 +9,16 @@ import { connect, dataOf, type ErrorBody, onboard, SandboxHttp, type Tenant, use
  */
 describe('api: re-authorise and revoke under an upstream refusal', () => {
   const stack = useStack();
-  let sandbox: SandboxHttp;
-  let tenant: Tenant;
+  const sandbox = sandboxOf(stack);
+  const tenant = useTenant(stack);
   // One consent for every case: a refused call changes nothing, here or upstream.
   let consentId: string;
 
   beforeAll(async () => {
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-    tenant = await onboard(stack);
     consentId = await connect(stack, tenant);
   });
   afterEach(async () => {
-    await sandbox?.admin('DELETE', '/faults');
+    await sandbox.admin('DELETE', '/faults');
   });
 
   const calls = [

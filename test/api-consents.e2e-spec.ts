@@ -74,6 +74,28 @@ describe('api: consents (redirect flow) and accounts', () => {
 
   const browse = (url: string) => send(url, 'GET');
 
+  /** Our callback's answer sends the browser back to the merchant's URL, its query kept, the consent AUTHORIZED. */
+  function expectSentBackAuthorized(answer: Response, consentId: string) {
+    expect(answer.status).toBe(302);
+    const target = new URL(answer.headers.get('location')!);
+    expect(`${target.origin}${target.pathname}`).toBe('https://app.merchant.example/banks/done');
+    expect(Object.fromEntries(target.searchParams)).toEqual({ tab: '1', consentId, status: 'AUTHORIZED' });
+  }
+
+  /** Our callback at `callback` sends the browser back to the merchant with the consent's outcome. */
+  async function expectSentBack(
+    callback: string,
+    consentId: string,
+    outcome: { status: string; error: string },
+  ) {
+    const answer = await browse(callback);
+    expect(answer.status).toBe(302);
+    const target = new URL(answer.headers.get('location')!);
+    expect(target.searchParams.get('consentId')).toBe(consentId);
+    expect(target.searchParams.get('status')).toBe(outcome.status);
+    expect(target.searchParams.get('error')).toBe(outcome.error);
+  }
+
   async function connected() {
     const consent = await startConsent();
     const callback = await decideAtBank(consent.authorisationUrl, 'approve');
@@ -99,13 +121,7 @@ describe('api: consents (redirect flow) and accounts', () => {
     expect(consent.status).toBe('AWAITING_AUTHORIZATION');
     secrets.push(new URL(callback).searchParams.get('oneTimeToken')!);
 
-    const target = new URL(answer.headers.get('location')!);
-    expect(`${target.origin}${target.pathname}`).toBe('https://app.merchant.example/banks/done');
-    expect(Object.fromEntries(target.searchParams)).toEqual({
-      tab: '1',
-      consentId: consent.id,
-      status: 'AUTHORIZED',
-    });
+    expectSentBackAuthorized(answer, consent.id);
     expect(answer.headers.get('referrer-policy')).toBe('no-referrer');
 
     const row = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
@@ -174,15 +190,7 @@ describe('api: consents (redirect flow) and accounts', () => {
     // the browser goes back to the merchant with the consent's status as it is now.
     const tokenBefore = (await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } }))
       .tokenCiphertext;
-    const replay = await browse(callback);
-    expect(replay.status).toBe(302);
-    const again = new URL(replay.headers.get('location')!);
-    expect(`${again.origin}${again.pathname}`).toBe('https://app.merchant.example/banks/done');
-    expect(Object.fromEntries(again.searchParams)).toEqual({
-      tab: '1',
-      consentId: consent.id,
-      status: 'AUTHORIZED',
-    });
+    expectSentBackAuthorized(await browse(callback), consent.id);
     expect((await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } })).tokenCiphertext).toEqual(
       tokenBefore,
     );
@@ -190,12 +198,8 @@ describe('api: consents (redirect flow) and accounts', () => {
 
   it('sends a denied authorisation back as REJECTED with error=access_denied', async () => {
     const consent = await startConsent();
-    const answer = await browse(await decideAtBank(consent.authorisationUrl, 'deny'));
-    expect(answer.status).toBe(302);
-    const target = new URL(answer.headers.get('location')!);
-    expect(target.searchParams.get('consentId')).toBe(consent.id);
-    expect(target.searchParams.get('status')).toBe('REJECTED');
-    expect(target.searchParams.get('error')).toBe('access_denied');
+    const callback = await decideAtBank(consent.authorisationUrl, 'deny');
+    await expectSentBack(callback, consent.id, { status: 'REJECTED', error: 'access_denied' });
     const row = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
     expect(row).toMatchObject({ status: 'REJECTED', tokenCiphertext: null, stateNonce: null });
   });
@@ -206,12 +210,7 @@ describe('api: consents (redirect flow) and accounts', () => {
     callback.searchParams.delete('oneTimeToken');
     callback.searchParams.set('error', 'server_error');
     callback.searchParams.set('error_description', 'The bank is down');
-    const answer = await browse(callback.toString());
-    expect(answer.status).toBe(302);
-    const target = new URL(answer.headers.get('location')!);
-    expect(target.searchParams.get('consentId')).toBe(consent.id);
-    expect(target.searchParams.get('status')).toBe('REJECTED');
-    expect(target.searchParams.get('error')).toBe('server_error');
+    await expectSentBack(callback.toString(), consent.id, { status: 'REJECTED', error: 'server_error' });
     const row = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
     expect(row).toMatchObject({ status: 'REJECTED', lastErrorCode: 'server_error', tokenCiphertext: null });
   });
@@ -221,12 +220,7 @@ describe('api: consents (redirect flow) and accounts', () => {
     const callback = new URL(await decideAtBank(consent.authorisationUrl, 'approve'));
     expect(callback.searchParams.get('oneTimeToken')).toBeTruthy();
     callback.searchParams.set('oneTimeToken', 'not-a-one-time-token');
-    const answer = await browse(callback.toString());
-    expect(answer.status).toBe(302);
-    const target = new URL(answer.headers.get('location')!);
-    expect(target.searchParams.get('consentId')).toBe(consent.id);
-    expect(target.searchParams.get('status')).toBe('FAILED');
-    expect(target.searchParams.get('error')).toBe('server_error');
+    await expectSentBack(callback.toString(), consent.id, { status: 'FAILED', error: 'server_error' });
     const row = await prisma.consent.findUniqueOrThrow({ where: { id: consent.id } });
     expect(row).toMatchObject({
       status: 'FAILED',

@@ -21,16 +21,15 @@ import {
   decideAtBank,
   EventReceiver,
   eventually,
-  onboard,
   paymentBodies,
   runWhenEnded,
-  SandboxHttp,
-  type Tenant,
+  sandboxOf,
   tuned,
   uniqueName,
   upstreamConsentId,
   useReceiver,
   useStack,
+  useTenant,
 } from './kit/index.js';
 import {
   ComponentChecker,
@@ -61,19 +60,17 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
     overrides: { ...tuned({ eventDeliveryBackoffSeconds: 1 }) },
   });
   let prisma: PrismaService;
-  let sandbox: SandboxHttp;
+  const sandbox = sandboxOf(stack);
   let document: OpenApiDocument;
   let schemas: Record<string, Schema>;
-  let tenant: Tenant;
+  const tenant = useTenant(stack);
   const receiver = useReceiver();
   const users: string[] = [];
 
   beforeAll(async () => {
     prisma = stack.api.app.get(PrismaService);
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
     document = await readOpenApiDocument(stack.api.url);
     schemas = document.components?.schemas ?? {};
-    tenant = await onboard(stack);
     users.push(tenant.userId);
     // Every type: an endpoint subscribed before anything happens receives every event.
     expect((await tenant.client.post('/v1/event-endpoints', { url: receiver.url })).status).toBe(201);
@@ -130,16 +127,11 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
 
   it('records the consent lifecycle: authorised, first syncs, expiring, a renewal not extended, expired', async () => {
     // A bank that keeps the expiry on a re-authorisation (the sandbox's quirk).
-    const quirk = await sandbox.admin('PUT', '/institutions/sandbox-redirect/quirks', {
-      reauthorisationKeepsExpiry: true,
-    });
-    expect(quirk.status).toBe(200);
     const lifecycle = stack.api.app.get(ConsentExpiryScanService);
     // Short, and asked to be renewed all the same: the scan asks the bank in its last days.
     const terms = { expiresAt: new Date(Date.now() + 6 * DAY).toISOString(), autoReauthorise: true };
-    let consentId: string;
-    try {
-      consentId = await connectBank(
+    const consentId = await sandbox.withQuirks({ reauthorisationKeepsExpiry: true }, async () => {
+      const id = await connectBank(
         apps(),
         tenant.merchant.apiKey.key,
         tenant.userId,
@@ -148,14 +140,11 @@ describe('api: merchant events, one schema per type, true to what is sent', () =
       );
       await accountsWhenSynced(tenant.client, tenant.userId);
       expect((await lifecycle.scanExpiry(new Date())).reauthorisationsRequested).toBe(1);
-      const pending = dataOf(await tenant.client.get(`/v1/consents/${consentId}`));
+      const pending = dataOf(await tenant.client.get(`/v1/consents/${id}`));
       const back = await decideAtBank(apps(), pending.reauthorisationUrl);
       expect(back.location.searchParams.get('status')).toBe('AUTHORIZED');
-    } finally {
-      await sandbox.admin('PUT', '/institutions/sandbox-redirect/quirks', {
-        reauthorisationKeepsExpiry: false,
-      });
-    }
+      return id;
+    });
     await accountsWhenSynced(tenant.client, tenant.userId);
     const { expiresAt } = await prisma.consent.findUniqueOrThrow({ where: { id: consentId } });
     await lifecycle.scanExpiry(new Date(expiresAt!.getTime() + 1_000));

@@ -1,16 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
-import { connect, dataOf, onboard, type Tenant, useStack } from './kit/index.js';
+import { connect, dataOf, useStack, useTenant } from './kit/index.js';
 
 /** Issue 8, defect 5: a page of statements says when there is more, and the cursor walks the rest. */
 describe('api: statements are paged with nextCursor', () => {
   const stack = useStack();
-  let tenant: Tenant;
+  const tenant = useTenant(stack);
   let accountId: string;
   let otherAccountId: string;
 
   beforeAll(async () => {
-    tenant = await onboard(stack);
     const consentId = await connect(stack, tenant);
     const accounts = await stack.api.app
       .get(PrismaService)

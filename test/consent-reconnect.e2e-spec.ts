@@ -11,7 +11,7 @@ import {
   decideAtBank,
   eventually,
   onboard,
-  SandboxHttp,
+  sandboxOf,
   storedTransactions,
   type SyncedAccount,
   type Tenant,
@@ -29,11 +29,10 @@ const REDIRECT = 'https://app.merchant.example/banks/done';
 describe('reconnecting a bank keeps the user’s accounts', () => {
   const stack = useStack({ ownDatabase: 'reconnect', worker: true });
   let prisma: PrismaService;
-  let sandbox: SandboxHttp;
+  const sandbox = sandboxOf(stack);
 
   beforeAll(() => {
     prisma = stack.api.app.get(PrismaService);
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
   });
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });
@@ -110,11 +109,7 @@ describe('reconnecting a bank keeps the user’s accounts', () => {
   }, 180_000);
 
   it('matches by sort code and account number, or card number, when the bank lists new account ids', async () => {
-    const quirk = await sandbox.admin('PUT', '/institutions/sandbox-redirect/quirks', {
-      accountIdsPerConsent: true,
-    });
-    expect(quirk.status).toBe(200);
-    try {
+    await sandbox.withQuirks({ accountIdsPerConsent: true }, async () => {
       const tenant = await onboard(stack);
       const first = await connectAgain(tenant);
       const before = await accountsWhenSynced(tenant.client, tenant.userId);
@@ -131,9 +126,7 @@ describe('reconnecting a bank keeps the user’s accounts', () => {
         const ids = (await storedTransactions(tenant.client, a.id)).map((t) => t.id);
         expect(new Set(ids).size).toBe(ids.length);
       }
-    } finally {
-      await sandbox.admin('PUT', '/institutions/sandbox-redirect/quirks', { accountIdsPerConsent: false });
-    }
+    });
   }, 180_000);
 
   it('answers 409 to re-authorising a revoked or expired consent, pointing at a new consent', async () => {

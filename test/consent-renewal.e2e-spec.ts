@@ -76,11 +76,7 @@ describe('consent renewal: a completed re-authorisation renews, and the scan nev
 
   it('tells the merchant once when a completed re-authorisation did not extend the consent, and never asks again', async () => {
     // A bank that keeps the expiry on a re-authorisation (the sandbox's quirk): what the scan must survive.
-    const quirk = await sandbox.admin('PUT', '/institutions/sandbox-redirect/quirks', {
-      reauthorisationKeepsExpiry: true,
-    });
-    expect(quirk.status).toBe(200);
-    try {
+    await sandbox.withQuirks({ reauthorisationKeepsExpiry: true }, async () => {
       const tenant = await onboard(stack);
       const consentId = await connectExpiringIn(tenant, 6 * DAY);
       const expiresAt = (await consentOf(consentId)).expiresAt!;
@@ -117,27 +113,19 @@ describe('consent renewal: a completed re-authorisation renews, and the scan nev
         status: 'AUTHORIZED',
         expiresAt: expiresAt.toISOString(),
       });
-    } finally {
-      await sandbox.admin('PUT', '/institutions/sandbox-redirect/quirks', {
-        reauthorisationKeepsExpiry: false,
-      });
-    }
+    });
   });
 
   it('lets the merchant renew by hand after a renewal that did not extend; one that extends clears the mark', async () => {
-    await sandbox.admin('PUT', '/institutions/sandbox-redirect/quirks', { reauthorisationKeepsExpiry: true });
-    const tenant = await onboard(stack);
-    const consentId = await connectExpiringIn(tenant, 5 * DAY);
-    try {
+    const { tenant, consentId } = await sandbox.withQuirks({ reauthorisationKeepsExpiry: true }, async () => {
+      const tenant = await onboard(stack);
+      const consentId = await connectExpiringIn(tenant, 5 * DAY);
       await lifecycle.scanExpiry(new Date());
       const pending = (await tenant.client.get(`/v1/consents/${consentId}`)).body.data;
       await decideAtBank(apps(), pending.reauthorisationUrl);
       expect((await consentOf(consentId)).reauthorisationNotExtendedAt).not.toBeNull();
-    } finally {
-      await sandbox.admin('PUT', '/institutions/sandbox-redirect/quirks', {
-        reauthorisationKeepsExpiry: false,
-      });
-    }
+      return { tenant, consentId };
+    });
     const asked = await tenant.client.post(`/v1/consents/${consentId}/reauthorise`, {
       redirectUrl: 'https://app.merchant.example/banks/done',
     });

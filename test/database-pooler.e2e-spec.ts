@@ -4,18 +4,16 @@ import { defaultMigrationsDir, migrate } from '#libs/database';
 import { PaymentStatusPoller } from '#libs/domain/payments';
 import {
   accountsWhenSynced,
-  atBank,
   connect,
   dataOf,
   eventually,
   onboard,
-  paymentBodies,
+  paymentApprovedAtBank,
   spawnWorker,
   type Stack,
   stackProcessEnv,
   startStack,
   type Tenant,
-  uniqueName,
   uniqueQueuePrefix,
   useReceiver,
   type WorkerProcess,
@@ -131,14 +129,7 @@ describe('behind PgBouncer in transaction mode: the flows that matter', () => {
   });
 
   it('takes a payment through the bank to its final status', async () => {
-    const created = dataOf<{ id: string; authorisationUrl: string }>(
-      await tenant.client.post(`/v1/users/${tenant.userId}/payments`, paymentBodies.single(), {
-        headers: { 'idempotency-key': uniqueName('pooled-pay') },
-      }),
-      201,
-    );
-    const back = await atBank(stack, created.authorisationUrl);
-    expect(back.query).toMatchObject({ paymentId: created.id, status: 'PENDING' });
+    const created = await paymentApprovedAtBank(stack, tenant, tenant.userId, 'pooled-pay');
     const poller = stack.api.app.get(PaymentStatusPoller);
     const done = await eventually('the payment final', async () => {
       await poller.pollDue();

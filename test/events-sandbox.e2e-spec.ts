@@ -5,15 +5,14 @@ import {
   connect,
   createBankPaymentRow,
   eventually,
-  onboard,
-  SandboxHttp,
+  sandboxOf,
   sessionToken,
-  type Tenant,
   tuned,
   uniqueName,
   upstreamConsentId,
   useReceiver,
   useStack,
+  useTenant,
 } from './kit/index.js';
 import { SseClient } from './kit/sse-client.js';
 
@@ -29,16 +28,14 @@ describe('events from the sandbox, end to end', () => {
       ...tuned({ eventsSweepEverySeconds: 1, sseHeartbeatSeconds: 1 }),
     },
   });
-  let tenant: Tenant;
-  let sandbox: SandboxHttp;
+  const tenant = useTenant(stack);
+  const sandbox = sandboxOf(stack);
   const receiver = useReceiver();
   let endpointSecret: string;
   let prisma: PrismaService;
 
   beforeAll(async () => {
     prisma = stack.api.app.get(PrismaService);
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-    tenant = await onboard(stack);
     const created = await tenant.client.post('/v1/event-endpoints', {
       url: receiver.url,
       types: ['consent.revoked', 'payment.completed'],

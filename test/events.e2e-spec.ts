@@ -7,7 +7,6 @@ import {
   createConsentRow,
   EventReceiver,
   eventually,
-  onboard,
   postUpstreamEvent,
   registeredSecret,
   sessionToken,
@@ -21,6 +20,7 @@ import {
   upstreamEvent,
   upstreamEventBody,
   useStack,
+  useTenant,
   WAIT,
 } from './kit/index.js';
 import { SseClient } from './kit/sse-client.js';
@@ -34,15 +34,13 @@ describe('events: the signed receiver, the inbox, fan-out, deliveries and live s
       ...tuned({ eventsSweepEverySeconds: 1, eventDeliveryBackoffSeconds: 1, sseHeartbeatSeconds: 1 }),
     },
   });
-  let tenant: Tenant;
-  let other: Tenant;
+  const tenant = useTenant(stack);
+  const other = useTenant(stack);
   let secret: string;
   let prisma: PrismaService;
 
   beforeAll(async () => {
     prisma = stack.api.app.get(PrismaService);
-    tenant = await onboard(stack);
-    other = await onboard(stack);
     secret = await registeredSecret(stack);
   });
 

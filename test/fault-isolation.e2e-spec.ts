@@ -1,20 +1,18 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UPSTREAM_CLIENT, type UpstreamClient } from '#libs/upstream-client';
 import {
   accountsWhenSynced,
-  atBank,
   connect,
   dataOf,
   eventually,
-  onboard,
-  paymentBodies,
-  SandboxHttp,
+  paymentApprovedAtBank,
   storedTransactions,
-  type Tenant,
   uniqueName,
   uniqueQueuePrefix,
+  useBankFaults,
   useStack,
+  useTenant,
 } from './kit/index.js';
 
 /**
@@ -27,16 +25,8 @@ describe('one failing bank never takes the others down', () => {
     worker: true,
     overrides: { QUEUE_PREFIX: uniqueQueuePrefix('fault-isolation') },
   });
-  let tenant: Tenant;
-  let sandbox: SandboxHttp;
-
-  beforeAll(async () => {
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-    tenant = await onboard(stack);
-  });
-  afterAll(async () => {
-    await sandbox?.admin('DELETE', '/faults');
-  });
+  const tenant = useTenant(stack);
+  const sandbox = useBankFaults(stack);
 
   const breakerOf = (process: { app: INestApplicationContext }, key: string) =>
     process.app.get<UpstreamClient>(UPSTREAM_CLIENT).breakerState(key);
@@ -79,14 +69,7 @@ describe('one failing bank never takes the others down', () => {
     }
     expect(stored).toBeGreaterThan(0);
     expect((await tenant.client.get(`/v1/accounts/${accounts[0].id}/statements`)).status).toBe(200);
-    const payment = dataOf<{ id: string; authorisationUrl: string }>(
-      await tenant.client.post(`/v1/users/${other.id}/payments`, paymentBodies.single(), {
-        headers: { 'idempotency-key': uniqueName('isolated-pay') },
-      }),
-      201,
-    );
-    const back = await atBank(stack, payment.authorisationUrl);
-    expect(back.query).toMatchObject({ paymentId: payment.id, status: 'PENDING' });
+    await paymentApprovedAtBank(stack, tenant, other.id, 'isolated-pay');
 
     // The failing bank is still failing and still cut off; the service never was.
     expect(breakerOf(stack.api, 'upstream')).toBe('closed');

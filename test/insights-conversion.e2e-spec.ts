@@ -9,9 +9,9 @@ import {
   dataOf,
   decideAtBank,
   eventually,
-  onboard,
   type Tenant,
   useStack,
+  useTenant,
   WAIT,
 } from './kit/index.js';
 
@@ -29,8 +29,8 @@ type Step = (tenant: Tenant) => Promise<void>;
 describe('insights: connection conversion by institution and day', () => {
   // Its own database: the operator's figures cover every merchant there is, and reconciliation every consent.
   const stack = useStack({ ownDatabase: 'conversion', worker: true });
-  let tenant: Tenant;
-  let other: Tenant;
+  const tenant = useTenant(stack);
+  const other = useTenant(stack);
   const expected = new Map<string, Record<Outcome, number>>();
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });
@@ -112,7 +112,6 @@ describe('insights: connection conversion by institution and day', () => {
   ];
 
   beforeAll(async () => {
-    [tenant, other] = [await onboard(stack), await onboard(stack)];
     for (const [institutionId, outcome, step] of [...steps, ...steps.slice(0, 3), steps[4]]) {
       await step(tenant);
       tally(institutionId, outcome);

@@ -12,12 +12,12 @@ import {
   dataOf,
   eventually,
   freePort,
-  onboard,
   syncAtFailingBank,
   type Tenant,
   tuned,
   USER_PRESENT,
   useStack,
+  useTenant,
 } from './kit/index.js';
 import { scrape, valueOf } from './kit/metrics-kit.js';
 
@@ -92,8 +92,8 @@ describe('insights: institution health from the upstream call log', () => {
       ...tuned({ workerMetricsRefreshSeconds: 1 }),
     },
   }));
-  let tenant: Tenant;
-  let other: Tenant;
+  const tenant = useTenant(stack);
+  const other = useTenant(stack);
   /** Each tenant's consents, whose call logs hold every call made for it. */
   const consents = new Map<Tenant, string[]>();
 
@@ -130,7 +130,6 @@ describe('insights: institution health from the upstream call log', () => {
     });
 
   beforeAll(async () => {
-    [tenant, other] = [await onboard(stack), await onboard(stack)];
     const [account] = await connected(tenant, 'sandbox-redirect');
     // The bank's failures the client retries past: two 503s, a 429, a dropped connection; then slow
     // answers (a spread for the p95), and a 400 refusal the sync does not retry.

@@ -13,13 +13,12 @@ import {
   createVrpConsentRow,
   eventually,
   freePort,
-  onboard,
-  SandboxHttp,
-  type Tenant,
+  sandboxOf,
   tuned,
   upstreamConsentId,
   useReceiver,
   useStack,
+  useTenant,
 } from './kit/index.js';
 import {
   alertRules,
@@ -51,8 +50,8 @@ describe('domain metrics after the flow', () => {
       ...tuned({ workerMetricsRefreshSeconds: 1 }),
     },
   }));
-  let tenant: Tenant;
-  let sandbox: SandboxHttp;
+  const tenant = useTenant(stack);
+  const sandbox = sandboxOf(stack);
   const receiver = useReceiver();
   let workerMetrics: string;
   let syncedAccounts: number;
@@ -67,8 +66,6 @@ describe('domain metrics after the flow', () => {
 
   beforeAll(async () => {
     workerMetrics = `${stack.worker!.app.get(WorkerMetricsServer).url}/metrics`;
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-    tenant = await onboard(stack);
     expect((await tenant.client.post('/v1/event-endpoints', { url: receiver.url })).status).toBe(201);
     const dead = `http://127.0.0.1:${await freePort()}/gone`;
     expect((await tenant.client.post('/v1/event-endpoints', { url: dead })).status).toBe(201);

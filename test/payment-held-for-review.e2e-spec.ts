@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { PaymentStatusPoller } from '#libs/domain/payments';
 import {
   atBank,
   dataOf,
   eventually,
-  onboard,
   paymentBodies,
-  SandboxHttp,
-  type Tenant,
   uniqueName,
+  useBankFaults,
   useStack,
+  useTenant,
 } from './kit/index.js';
 
 interface PaymentAnswer {
@@ -29,16 +28,11 @@ describe('payments: held for a person to check with the bank', () => {
   // The status poll acts on every payment of its database: this file has its own.
   const stack = useStack({ ownDatabase: 'held' });
   let prisma: PrismaService;
-  let sandbox: SandboxHttp;
-  let tenant: Tenant;
+  const tenant = useTenant(stack);
+  const sandbox = useBankFaults(stack);
 
-  beforeAll(async () => {
+  beforeAll(() => {
     prisma = stack.api.app.get(PrismaService);
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-    tenant = await onboard(stack);
-  });
-  afterAll(async () => {
-    await sandbox?.admin('DELETE', '/faults');
   });
 
   const eventsOf = async (paymentId: string) =>

@@ -12,13 +12,13 @@ import {
   paymentBodies,
   paymentEvents,
   REDIRECT_URL,
-  SandboxHttp,
   type Stack,
   startStack,
-  type Tenant,
   tuned,
   uniqueName,
+  useBankFaults,
   useStack,
+  useTenant,
 } from './kit/index.js';
 
 /**
@@ -27,25 +27,19 @@ import {
  */
 describe('single payments', () => {
   const stack = useStack({ ownDatabase: 'payments', worker: true });
-  let tenant: Tenant;
-  let other: Tenant;
+  const tenant = useTenant(stack);
+  const other = useTenant(stack);
   let prisma: PrismaService;
   let poller: PaymentStatusPoller;
-  let sandbox: SandboxHttp;
+  const sandbox = useBankFaults(stack);
 
   // Two processes' worth of the poll: the worker's instance and the api's, on one database of their own.
   let pollers: PaymentStatusPoller[];
 
-  beforeAll(async () => {
+  beforeAll(() => {
     prisma = stack.api.app.get(PrismaService);
     pollers = [stack.worker!.app.get(PaymentStatusPoller), stack.api.app.get(PaymentStatusPoller)];
     poller = pollers[0];
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-    tenant = await onboard(stack);
-    other = await onboard(stack);
-  });
-  afterAll(async () => {
-    await sandbox?.admin('DELETE', '/faults');
   });
 
   const start = (

@@ -17,10 +17,10 @@ import {
   sessionToken,
   type Stack,
   startStack,
-  type Tenant,
   tuned,
   USER_PRESENT,
   useStack,
+  useTenant,
 } from './kit/index.js';
 import { SseClient } from './kit/sse-client.js';
 
@@ -40,13 +40,12 @@ describe('retention: old events, deliveries and processed webhooks go; nothing s
     ownDatabase: 'retention',
     overrides: { EVENT_RETENTION_DAYS: String(DAYS), ...tuned({ inboxRetentionDays: DAYS }) },
   });
-  let tenant: Tenant;
+  const tenant = useTenant(stack);
   let db: DatabasePool;
   let endpointId: string;
 
   beforeAll(async () => {
     db = stack.api.app.get(DatabasePool);
-    tenant = await onboard(stack);
     const created = await tenant.client.post('/v1/event-endpoints', {
       url: 'http://127.0.0.1:9/hooks',
       types: [],

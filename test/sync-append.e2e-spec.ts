@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tenantOfRecord } from '#libs/context';
 import { DatabasePool, PrismaService } from '#libs/database';
 import { AccountSyncService, type PageCounts, pageRows, TransactionRepository } from '#libs/domain/sync';
@@ -12,14 +12,13 @@ import {
   createDueAccounts,
   dataOf,
   eventually,
-  onboard,
   propertyTimeout,
   SandboxHttp,
-  type Tenant,
   tuned,
   uniqueQueuePrefix,
   upstreamTransactions,
   useStack,
+  useTenant,
 } from './kit/index.js';
 
 /**
@@ -67,11 +66,7 @@ describe('a first sync appended by COPY', () => {
       RATE_LIMIT_PER_MINUTE: '100000',
     },
   });
-  let tenant: Tenant;
-
-  beforeAll(async () => {
-    tenant = await onboard(stack);
-  });
+  const tenant = useTenant(stack);
 
   const db = () => stack.api.app.get(DatabasePool);
   const repository = () => stack.api.app.get(TransactionRepository);

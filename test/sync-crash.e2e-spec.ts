@@ -1,17 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import {
   accountsWhenSynced,
   connectedUsers,
   eventually,
-  onboard,
-  SandboxHttp,
   storedTransactions,
-  type Tenant,
   tuned,
   uniqueQueuePrefix,
   upstreamTransactions,
+  useBankFaults,
   useStack,
+  useTenant,
   useWorkers,
   WAIT,
 } from './kit/index.js';
@@ -27,16 +26,8 @@ describe('sync across two worker processes, one of them killed mid-sync three ti
     ...tuned({ syncDispatchEverySeconds: 5 }),
     WORKER_CONCURRENCY: '4',
   });
-  let tenant: Tenant;
-  let sandbox: SandboxHttp;
-
-  beforeAll(async () => {
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-    tenant = await onboard(stack);
-  });
-  afterAll(async () => {
-    await sandbox?.admin('DELETE', '/faults');
-  });
+  const tenant = useTenant(stack);
+  const sandbox = useBankFaults(stack);
 
   it('ends with the exact sets, no run left running, and never two syncs of one account at once', async () => {
     // Slow pages, so that a sync is still running when its worker dies.

@@ -1,17 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import {
   accountsWhenSynced,
   connectedUsers,
   dataOf,
-  onboard,
   runWhenEnded,
-  SandboxHttp,
   storedTransactions,
-  type Tenant,
   uniqueQueuePrefix,
   upstreamTransactions,
+  useBankFaults,
   useStack,
+  useTenant,
 } from './kit/index.js';
 
 /**
@@ -30,16 +29,8 @@ describe('sync under injected upstream faults', () => {
     // A request the sandbox holds for 1.5 s is a timeout to a client that waits 500 ms.
     overrides: { QUEUE_PREFIX: uniqueQueuePrefix('sync-faults'), UPSTREAM_TIMEOUT_MS: '500' },
   });
-  let tenant: Tenant;
-  let sandbox: SandboxHttp;
-
-  beforeAll(async () => {
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-    tenant = await onboard(stack);
-  });
-  afterAll(async () => {
-    await sandbox?.admin('DELETE', '/faults');
-  });
+  const tenant = useTenant(stack);
+  const sandbox = useBankFaults(stack);
 
   it('ends with the exact sets over 12 accounts despite 5xx, 429 with Retry-After and timeouts', async () => {
     for (const rule of [

@@ -11,18 +11,17 @@ import {
   createUser,
   onboard,
   sessionToken,
-  type Tenant,
   useStack,
+  useTenant,
 } from './kit/index.js';
 
 describe('GET /v1/accounts/{accountId}/syncs: an account’s sync history', () => {
   const stack = useStack();
   let prisma: PrismaService;
-  let tenant: Tenant;
+  const tenant = useTenant(stack);
 
-  beforeAll(async () => {
+  beforeAll(() => {
     prisma = stack.api.app.get(PrismaService);
-    tenant = await onboard(stack);
   });
 
   /** An account of a new user of the tenant, not due for a sync (nothing runs here), with `runs` runs. */

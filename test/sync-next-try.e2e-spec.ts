@@ -1,17 +1,16 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   assertProperty,
   connectedSavingsAccount,
   dataOf,
-  onboard,
-  SandboxHttp,
   syncAttempt,
   syncToEnd,
-  type Tenant,
   uniqueQueuePrefix,
+  useBankFaults,
   USER_PRESENT,
   useStack,
+  useTenant,
 } from './kit/index.js';
 
 /** What the test tells the sync the queue would wait before the next attempt. */
@@ -34,16 +33,8 @@ interface AccountView {
  */
 describe('sync: the account, its run and its list agree on the next try', () => {
   const stack = useStack({ overrides: { QUEUE_PREFIX: uniqueQueuePrefix('sync-next-try') } });
-  let tenant: Tenant;
-  let sandbox: SandboxHttp;
-
-  beforeAll(async () => {
-    tenant = await onboard(stack);
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-  });
-  afterAll(async () => {
-    await sandbox?.admin('DELETE', '/faults');
-  });
+  const tenant = useTenant(stack);
+  const sandbox = useBankFaults(stack);
 
   const attempt = (runId: string, accountId: string, finalAttempt: boolean) =>
     syncAttempt(stack, tenant, { accountId, runId }, { finalAttempt, retryInMs: RETRY_IN_MS });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { jobRequestId } from '#libs/context';
 import { DatabasePool } from '#libs/database';
 import { ConsentExpiryScanService } from '#libs/domain/consents';
@@ -11,13 +11,12 @@ import {
   connectedSavingsAccount,
   createUser,
   dataOf,
-  onboard,
-  SandboxHttp,
   syncAttempt,
-  type Tenant,
   tuned,
   uniqueQueuePrefix,
+  useBankFaults,
   useStack,
+  useTenant,
 } from './kit/index.js';
 
 /** Small pages: the savings account's records span many, so a fault lands mid-window. */
@@ -62,16 +61,8 @@ describe('sync: what a failing sync says is true', () => {
       ...tuned({ syncPageSize: PAGE_SIZE }),
     },
   });
-  let tenant: Tenant;
-  let sandbox: SandboxHttp;
-
-  beforeAll(async () => {
-    tenant = await onboard(stack);
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-  });
-  afterAll(async () => {
-    await sandbox?.admin('DELETE', '/faults');
-  });
+  const tenant = useTenant(stack);
+  const sandbox = useBankFaults(stack);
 
   const db = () => stack.api.app.get(DatabasePool);
   const sdk = () => createBffClient({ baseUrl: stack.api.url, token: tenant.merchant.apiKey.key });

@@ -1,14 +1,13 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { IN_FLIGHT } from '#libs/domain/upstream-calls';
 import {
   connectedUsers,
   eventually,
-  onboard,
-  SandboxHttp,
-  type Tenant,
+  sandboxOf,
   uniqueQueuePrefix,
   useStack,
+  useTenant,
   useWorkers,
   WAIT,
 } from './kit/index.js';
@@ -25,13 +24,8 @@ describe('upstream call log across worker kills', () => {
     overrides: { QUEUE_PREFIX: uniqueQueuePrefix('call-log-crash') },
   });
   const workers = useWorkers(stack, 2, { WORKER_CONCURRENCY: '4' });
-  let tenant: Tenant;
-  let sandbox: SandboxHttp;
-
-  beforeAll(async () => {
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-    tenant = await onboard(stack);
-  });
+  const tenant = useTenant(stack);
+  const sandbox = sandboxOf(stack);
 
   it('holds an entry for every account request the bank received', async () => {
     const prisma = stack.api.app.get(PrismaService);

@@ -8,13 +8,12 @@ import {
   dataOf,
   eventually,
   merchantCallerOf,
-  onboard,
   payee,
   paymentBodies,
   SandboxHttp,
-  type Tenant,
   uniqueName,
   useStack,
+  useTenant,
   vrpLimits,
   vrpUser,
 } from './kit/index.js';
@@ -23,8 +22,8 @@ const LIMITS = vrpLimits(150, 1000);
 
 describe('VRP payments: limits enforced here, atomically', () => {
   const stack = useStack();
-  let tenant: Tenant;
-  let other: Tenant;
+  const tenant = useTenant(stack);
+  const other = useTenant(stack);
   let prisma: PrismaService;
   let consentId: string;
   let userId: string;
@@ -32,8 +31,6 @@ describe('VRP payments: limits enforced here, atomically', () => {
 
   beforeAll(async () => {
     prisma = stack.api.app.get(PrismaService);
-    tenant = await onboard(stack);
-    other = await onboard(stack);
     user = await vrpUser(stack, tenant, 'vrp');
     userId = user.id;
     consentId = (await authorisedVrpConsentRow(stack, user, { controlParameters: LIMITS })).id;

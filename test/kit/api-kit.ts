@@ -18,6 +18,7 @@ import {
   startSandbox,
   startWorker,
 } from './running-apps.js';
+import { SandboxHttp } from './sandbox-http.js';
 import { scratchDatabase } from './scratch-database.js';
 
 /**
@@ -213,6 +214,35 @@ export async function onboard(
   const created = await createMerchant(stack.api, merchant);
   const user = await createUser(stack.api.app.get(UserRepository), created.merchant.id);
   return { merchant: created, client: stack.anonymous.as(created.apiKey.key), userId: user.id };
+}
+
+/** A tenant on-boarded before the block's tests (as `useStack`'s stack, filled in when it is ready). */
+export function useTenant(stack: Stack): Tenant {
+  const tenant = {} as Tenant;
+  beforeAll(async () => {
+    Object.assign(tenant, await onboard(stack));
+  });
+  return tenant;
+}
+
+/** The stack's sandbox as the upstream's clients drive it, usable once the stack has started. */
+export const sandboxOf = (stack: Stack): SandboxHttp =>
+  new SandboxHttp(
+    () => stack.sandbox.url,
+    () => stack.api.config,
+  );
+
+/**
+ * The stack's sandbox, for a block whose tests script faults at its bank: every fault rule is cleared
+ * after them, so none outlives the block on a sandbox another block may share.
+ */
+export function useBankFaults(stack: Stack): SandboxHttp {
+  const sandbox = sandboxOf(stack);
+  afterAll(async () => {
+    // Unset when the stack did not start: there is no sandbox to clear.
+    if (stack.sandbox) await sandbox.admin('DELETE', '/faults');
+  });
+  return sandbox;
 }
 
 /** A consent of the tenant's user, approved at the sandbox bank as a browser would: its local id. */

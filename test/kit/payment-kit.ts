@@ -1,9 +1,11 @@
+import { expect } from 'vitest';
 import { tenantNamedByOperator } from '#libs/context';
 import { PrismaService } from '#libs/database';
 import { UserRepository } from '#libs/domain/users';
 import type { CreateSinglePaymentInput } from '../../apps/api/src/payments/inputs/create-single-payment.input.js';
 import type { CreateHostedVrpRequestInput } from '../../apps/api/src/vrp/inputs/create-hosted-vrp-request.input.js';
 import type { CreateVrpConsentInput } from '../../apps/api/src/vrp/inputs/create-vrp-consent.input.js';
+import { dataOf } from './api-client.js';
 import type { Stack, Tenant } from './api-kit.js';
 import { authorisedSandboxVrpConsent, decideAtBank } from './bank-consents.js';
 import { createVrpConsentRow, testPayee, uniqueName } from './factories.js';
@@ -73,6 +75,22 @@ export async function atBank(
     decision,
   );
   return { ...back, query: Object.fromEntries(back.location.searchParams) };
+}
+
+/**
+ * A single payment of one of the tenant's users, approved at the sandbox bank: created, and the user back
+ * through our callback with the payment PENDING (the bank settles it later). `key` names its idempotency key.
+ */
+export async function paymentApprovedAtBank(stack: Stack, tenant: Tenant, userId: string, key: string) {
+  const created = dataOf<{ id: string; authorisationUrl: string }>(
+    await tenant.client.post(`/v1/users/${userId}/payments`, paymentBodies.single(), {
+      headers: { 'idempotency-key': uniqueName(key) },
+    }),
+    201,
+  );
+  const back = await atBank(stack, created.authorisationUrl);
+  expect(back.query).toMatchObject({ paymentId: created.id, status: 'PENDING' });
+  return created;
 }
 
 /** The payment events recorded for one of our payments, oldest first. */

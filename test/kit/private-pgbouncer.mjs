@@ -11,7 +11,7 @@ import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort, postgresIds, reachable, waitUntil } from './private-services.mjs';
+import { endChild, freePort, postgresIds, reachable, waitUntil } from './private-services.mjs';
 
 const PGBOUNCER = '/usr/sbin/pgbouncer';
 
@@ -78,9 +78,7 @@ export async function startPrivatePgbouncer({ postgresUrl, poolSize = 5, connect
     if (!child) return;
     const running = child;
     child = null;
-    running.ref();
-    running.kill(signal);
-    await running.exited;
+    await endChild(running, signal);
   };
   const log = () => {
     try {

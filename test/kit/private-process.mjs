@@ -37,6 +37,16 @@ export async function waitUntil(check, what, ms = 30_000) {
   }
 }
 
+/**
+ * Sends `signal` to a child the kit started unref'd (so that it never holds this process up), and resolves
+ * once it has exited: ref'd again meanwhile, or this process could leave before it is gone.
+ */
+export async function endChild(child, signal) {
+  child.ref();
+  child.kill(signal);
+  await child.exited;
+}
+
 /** What to do when this process exits: kill what is still running, remove directories. */
 const onExit = new Set();
 let exitHookInstalled = false;

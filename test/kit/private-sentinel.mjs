@@ -12,7 +12,7 @@ import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { atExit, freePort, reachable, redisArgs, waitUntil } from './private-services.mjs';
+import { atExit, endChild, freePort, reachable, redisArgs, waitUntil } from './private-services.mjs';
 
 const DOWN_AFTER_MS = 2_000;
 const FAILOVER_TIMEOUT_MS = 4_000;
@@ -186,9 +186,7 @@ export async function startPrivateSentinel({ name = 'bff' } = {}) {
       const port = await master();
       const node = nodes.get(port);
       nodes.delete(port);
-      node.ref();
-      node.kill('SIGKILL');
-      await node.exited;
+      await endChild(node, 'SIGKILL');
       return port;
     },
     /** A planned failover (`SENTINEL FAILOVER`): resolves with the old master's port once it was asked. */
@@ -214,9 +212,7 @@ export async function startPrivateSentinel({ name = 'bff' } = {}) {
     cli: (args, port) => cli(port, args),
     async destroy() {
       for (const each of [...nodes.values(), ...sentinelChildren]) {
-        each.ref();
-        each.kill('SIGKILL');
-        await each.exited;
+        await endChild(each, 'SIGKILL');
       }
       nodes.clear();
       rmSync(dir, { recursive: true, force: true });

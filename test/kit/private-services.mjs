@@ -15,9 +15,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { atExit, freePort, reachable, waitUntil } from './private-process.mjs';
+import { atExit, endChild, freePort, reachable, waitUntil } from './private-process.mjs';
 
-export { atExit, freePort, reachable, waitUntil } from './private-process.mjs';
+export { atExit, endChild, freePort, reachable, waitUntil } from './private-process.mjs';
 export * from './private-postgres.mjs';
 
 // ------------------------------------------------------------------------------------------------ Redis
@@ -56,9 +56,7 @@ export async function startPrivateRedis() {
     if (!child) return;
     const running = child;
     child = null;
-    running.ref();
-    running.kill(signal);
-    await running.exited;
+    await endChild(running, signal);
     await waitUntil(async () => !(await reachable(port)), `private Redis on ${port} did not go down`);
   };
   await launch();
@@ -213,17 +211,13 @@ export async function startPrivateRedisCluster(masters = 3, { replicas = 0 } = {
       const child = children.get(port);
       if (!child) throw new Error(`no running cluster node on ${port}`);
       children.delete(port);
-      child.ref();
-      child.kill('SIGKILL');
-      await child.exited;
+      await endChild(child, 'SIGKILL');
     },
     /** Resolves once every live node says cluster_state:ok (a killed master's replica promoted). */
     whenOk: (ms = 30_000) => waitUntil(allOk, 'Redis Cluster back to cluster_state:ok', ms),
     async destroy() {
       for (const child of children.values()) {
-        child.ref();
-        child.kill('SIGKILL');
-        await child.exited;
+        await endChild(child, 'SIGKILL');
       }
       children.clear();
       rmSync(dir, { recursive: true, force: true });

@@ -24,14 +24,21 @@ export interface SandboxCallOptions {
 
 /** A thin HTTP client for tests that drive the sandbox exactly as the upstream's clients would. */
 export class SandboxHttp {
-  /** `baseUrl` may be a function so a client can exist before the sandbox it calls has a port. */
+  /**
+   * `baseUrl` and `config` may be functions so a client can exist before the sandbox it calls has a port
+   * (or the stack its configuration).
+   */
   constructor(
     private readonly base: string | (() => string),
-    private readonly config: AppConfig,
+    private readonly configOf: AppConfig | (() => AppConfig),
   ) {}
 
   get baseUrl(): string {
     return typeof this.base === 'string' ? this.base : this.base();
+  }
+
+  private get config(): AppConfig {
+    return typeof this.configOf === 'function' ? this.configOf() : this.configOf;
   }
 
   basic(id = this.config.upstream.applicationId, secret = this.config.upstream.applicationSecret): string {
@@ -81,6 +88,25 @@ export class SandboxHttp {
           return rules.find((r) => r.id === id)?.hits === 1 || undefined;
         }),
     };
+  }
+
+  /**
+   * Runs `body` while the sandbox bank `institutionId` has `quirks` on, and turns them off again however
+   * `body` ends: a quirk is the sandbox's, seen by every test that shares it.
+   */
+  async withQuirks<T>(
+    quirks: Record<string, true>,
+    body: () => Promise<T>,
+    institutionId = 'sandbox-redirect',
+  ): Promise<T> {
+    const path = `/institutions/${institutionId}/quirks`;
+    const on = await this.admin('PUT', path, quirks);
+    if (on.status !== 200) throw new Error(`quirks refused: ${on.status} ${JSON.stringify(on.body)}`);
+    try {
+      return await body();
+    } finally {
+      await this.admin('PUT', path, Object.fromEntries(Object.keys(quirks).map((name) => [name, false])));
+    }
   }
 
   /** The control API, with the admin bearer token. */

@@ -127,6 +127,13 @@ export function useUpstreamKit(): UpstreamKit {
   return kit;
 }
 
+/** Every value an async iterable yields (a client's pages, their items), in order: ES2023 has no Array.fromAsync. */
+export async function collect<T>(values: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const value of values) all.push(value);
+  return all;
+}
+
 export interface TinyServer {
   url: string;
   requests: { method: string; url: string; headers: http.IncomingHttpHeaders }[];

@@ -12,8 +12,8 @@ import {
   onboard,
   propertyTimeout,
   sessionToken,
-  type Tenant,
   useStack,
+  useTenant,
 } from '../kit/index.js';
 
 const STEPS = ['chose', 'sentToBank', 'returned'] as const;
@@ -102,11 +102,10 @@ function expectedRows(attempts: Attempt[]): Row[] {
 describe('insights: the connect funnel, from the reports of <bff-connect>', () => {
   // Its own database: the operator's figures cover every merchant there is.
   const stack = useStack({ ownDatabase: 'connect-funnel' });
-  let tenant: Tenant;
+  const tenant = useTenant(stack);
   let secondApi: ApiClient;
 
   beforeAll(async () => {
-    tenant = await onboard(stack);
     secondApi = new ApiClient((await stack.startApi()).url);
   });
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
 import { identityKeys } from '#libs/domain/accounts';
 import { UserRepository } from '#libs/domain/users';
@@ -7,14 +7,13 @@ import {
   assertProperty,
   connectBank,
   createUser,
-  onboard,
   propertyTimeout,
-  SandboxHttp,
+  sandboxOf,
   syncToEnd,
-  type Tenant,
   uniqueQueuePrefix,
   upstreamTransactions,
   useStack,
+  useTenant,
 } from '../kit/index.js';
 
 /**
@@ -60,15 +59,11 @@ describe('property: reconnecting a bank keeps exactly the bank’s accounts, the
   const stack = useStack({
     overrides: { QUEUE_PREFIX: uniqueQueuePrefix('reconnect-props') },
   });
-  let tenant: Tenant;
-  let sandbox: SandboxHttp;
-
-  beforeAll(async () => {
-    tenant = await onboard(stack);
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-  });
+  const tenant = useTenant(stack);
+  const sandbox = sandboxOf(stack);
   afterAll(async () => {
-    await sandbox?.admin('PUT', '/institutions/sandbox-redirect/quirks', { accountIdsPerConsent: false });
+    if (stack.sandbox)
+      await sandbox.admin('PUT', '/institutions/sandbox-redirect/quirks', { accountIdsPerConsent: false });
   });
 
   const db = () => stack.api.app.get(DatabasePool);

@@ -8,11 +8,10 @@ import {
   dataOf,
   EventReceiver,
   merchantCallerOf,
-  onboard,
   propertyTimeout,
-  type Tenant,
   useReceiver,
   useStack,
+  useTenant,
 } from '../kit/index.js';
 
 /**
@@ -42,7 +41,7 @@ describe('property: a delivery’s attempt log is exactly its counted attempts',
   // No worker: this test makes every attempt itself. Its own database, so no other file's worker
   // sweeps its deliveries either.
   const stack = useStack({ ownDatabase: 'attempt_props' });
-  let tenant: Tenant;
+  const tenant = useTenant(stack);
   let prisma: PrismaService;
   const receiver = useReceiver();
   let deadUrl: string;
@@ -50,7 +49,6 @@ describe('property: a delivery’s attempt log is exactly its counted attempts',
 
   beforeAll(async () => {
     prisma = stack.api.app.get(PrismaService);
-    tenant = await onboard(stack);
     const dead = await new EventReceiver().start();
     deadUrl = dead.url;
     await dead.stop();

@@ -17,12 +17,11 @@ import { DomainError } from '#libs/errors';
 import {
   assertProperty,
   authorisedVrpConsentRow,
-  onboard,
   paymentBodies,
   propertyTimeout,
-  type Tenant,
   uniqueName,
   useStack,
+  useTenant,
   VRP_CONTROL_PARAMETERS,
   vrpLimits,
   vrpUser,
@@ -186,12 +185,11 @@ describe('property: money round-trips exactly', () => {
 
   describe('over HTTP', () => {
     const stack = useStack();
-    let tenant: Tenant;
+    const tenant = useTenant(stack);
     let consentId: string;
     let userId: string;
 
     beforeAll(async () => {
-      tenant = await onboard(stack);
       const user = await vrpUser(stack, tenant, 'money');
       userId = user.id;
       const huge = '9999999999999.999';

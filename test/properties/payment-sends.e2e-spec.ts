@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
 import { PaymentStatusPoller } from '#libs/domain/payments';
 import {
@@ -7,13 +7,12 @@ import {
   atBank,
   dataOf,
   eventually,
-  onboard,
   paymentBodies,
   propertyTimeout,
-  SandboxHttp,
-  type Tenant,
   uniqueName,
+  useBankFaults,
   useStack,
+  useTenant,
 } from '../kit/index.js';
 import { scrape, valueOf } from '../kit/metrics-kit.js';
 
@@ -34,17 +33,12 @@ describe('payment sends: FAILED only when nothing can have reached the bank', ()
   const stack = useStack({ ownDatabase: 'sends' });
   let prisma: PrismaService;
   let poller: PaymentStatusPoller;
-  let sandbox: SandboxHttp;
-  let tenant: Tenant;
+  const tenant = useTenant(stack);
+  const sandbox = useBankFaults(stack);
 
-  beforeAll(async () => {
+  beforeAll(() => {
     prisma = stack.api.app.get(PrismaService);
     poller = stack.api.app.get(PaymentStatusPoller);
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-    tenant = await onboard(stack);
-  });
-  afterAll(async () => {
-    await sandbox?.admin('DELETE', '/faults');
   });
 
   const where = (id: string) => ({ where: { id } });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DatabasePool } from '#libs/database';
 import { AccountSyncService, type SyncOutcome } from '#libs/domain/sync';
 import {
@@ -8,14 +8,13 @@ import {
   attendedSync,
   connectedSavingsAccount,
   eventually,
-  onboard,
   propertyTimeout,
-  SandboxHttp,
-  type Tenant,
+  sandboxOf,
   tuned,
   uniqueQueuePrefix,
   upstreamTransactions,
   useStack,
+  useTenant,
 } from '../kit/index.js';
 
 /**
@@ -84,13 +83,8 @@ describe('property: a sync run ends with the upstream set and the true counts, w
       UPSTREAM_TIMEOUT_MS: '300',
     },
   });
-  let tenant: Tenant;
-  let sandbox: SandboxHttp;
-
-  beforeAll(async () => {
-    tenant = await onboard(stack);
-    sandbox = new SandboxHttp(stack.sandbox.url, stack.api.config);
-  });
+  const tenant = useTenant(stack);
+  const sandbox = sandboxOf(stack);
 
   const db = () => stack.api.app.get(DatabasePool);
 

@@ -51,6 +51,14 @@ class Receiver {
     return this.requests.filter((r) => r.path === path);
   }
 
+  /** Waits until `path` has had `count` requests: the sandbox delivers after answering the emit. */
+  received(path: string, count: number) {
+    return eventually(`${count} request(s) at ${path}`, () => {
+      expect(this.on(path)).toHaveLength(count);
+      return true;
+    });
+  }
+
   clear(): void {
     this.requests.length = 0;
     this.failures.clear();
@@ -216,10 +224,7 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
       data: { paymentId: 'pay-1', status: 'COMPLETED' },
     });
     expect(started).toEqual([{ id: expect.any(String), target: { kind: 'webhook', webhookId: webhook.id } }]);
-    await eventually('1 request(s) at /hook', () => {
-      expect(receiver.on('/hook')).toHaveLength(1);
-      return true;
-    });
+    await receiver.received('/hook', 1);
 
     const [request] = receiver.on('/hook');
     expect(verifyWebhook(request.body, request.headers, webhook.webhookSecret).id).toBe(eventId);
@@ -261,10 +266,7 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
     receiver.failNext('/flaky', 2);
     const { eventId } = await emit({ type: 'payment.state.success', data: { paymentId: 'pay-2' } });
 
-    await eventually('3 request(s) at /flaky', () => {
-      expect(receiver.on('/flaky')).toHaveLength(3);
-      return true;
-    });
+    await receiver.received('/flaky', 3);
     const requests = receiver.on('/flaky');
     expect(requests.map((r) => r.status)).toEqual([500, 500, 204]);
     for (const request of requests) {
@@ -317,10 +319,7 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
     });
     expect(response.status).toBe(201);
     const { eventId } = await emit({ type: 'payment.state.failed' });
-    await eventually('1 request(s) at /backup', () => {
-      expect(receiver.on('/backup')).toHaveLength(1);
-      return true;
-    });
+    await receiver.received('/backup', 1);
     expect(
       verifyWebhook(
         receiver.on('/backup')[0].body,
@@ -342,10 +341,7 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
   it('delivers the same event id twice when asked to duplicate', async () => {
     const webhook = await register('/dup');
     const { eventId } = await emit({ type: 'payment.state.success', duplicate: true });
-    await eventually('2 request(s) at /dup', () => {
-      expect(receiver.on('/dup')).toHaveLength(2);
-      return true;
-    });
+    await receiver.received('/dup', 2);
     const [a, b] = receiver.on('/dup');
     expect(a.headers['webhook-id']).toBe(eventId);
     expect(b.headers['webhook-id']).toBe(eventId);
@@ -356,10 +352,7 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
   it('sends a stale timestamp on request, which fails verification at the default tolerance', async () => {
     const webhook = await register('/stale');
     await emit({ type: 'payment.state.success', timestampOffsetSeconds: -3600 });
-    await eventually('1 request(s) at /stale', () => {
-      expect(receiver.on('/stale')).toHaveLength(1);
-      return true;
-    });
+    await receiver.received('/stale', 1);
     const [request] = receiver.on('/stale');
     let reason: string | undefined;
     try {
@@ -379,18 +372,12 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
     const successOnly = await register('/success-only', ['payment.state.success']);
     const success = await emit({ type: 'payment.state.success' });
     expect(success.deliveries.map((d) => d.target.webhookId)).toEqual([successOnly.id]);
-    await eventually('1 request(s) at /success-only', () => {
-      expect(receiver.on('/success-only')).toHaveLength(1);
-      return true;
-    });
+    await receiver.received('/success-only', 1);
     expect(receiver.on('/failed-only')).toHaveLength(0);
 
     const failed = await emit({ type: 'payment.state.failed' });
     expect(failed.deliveries.map((d) => d.target.webhookId)).toEqual([failedOnly.id]);
-    await eventually('1 request(s) at /failed-only', () => {
-      expect(receiver.on('/failed-only')).toHaveLength(1);
-      return true;
-    });
+    await receiver.received('/failed-only', 1);
     expect(JSON.parse(receiver.on('/failed-only')[0].body).type).toBe('payment.state.failed');
   });
 
@@ -399,10 +386,7 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
     const webhook = await register('/deleted');
     receiver.failNext('/deleted', 1);
     const { eventId } = await emit({ type: 'payment.state.success' });
-    await eventually('1 request(s) at /deleted', () => {
-      expect(receiver.on('/deleted')).toHaveLength(1);
-      return true;
-    });
+    await receiver.received('/deleted', 1);
     await eventually('the delivery’s next attempt scheduled', async () => {
       expect((await deliveries(eventId))[0]?.nextAttemptAt).toEqual(expect.any(String));
       return true;
@@ -429,10 +413,7 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
     expect(JSON.stringify((await http.call('GET', '/webhook/events')).body)).not.toContain(fresh.slice(6));
 
     await emit({ type: 'payment.state.success' });
-    await eventually('1 request(s) at /rotate', () => {
-      expect(receiver.on('/rotate')).toHaveLength(1);
-      return true;
-    });
+    await receiver.received('/rotate', 1);
     const first = receiver.on('/rotate')[0];
     expect(() => verifyWebhook(first.body, first.headers, fresh)).not.toThrow();
     expect(() => verifyWebhook(first.body, first.headers, webhook.webhookSecret)).toThrow(/No signature/);
@@ -440,10 +421,7 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
     const graceful = await http.call('POST', `/webhook/secrets/${webhook.id}`, { body: { delay: 3600 } });
     const newest = graceful.body.data.webhookSecret as string;
     await emit({ type: 'payment.state.success' });
-    await eventually('2 request(s) at /rotate', () => {
-      expect(receiver.on('/rotate')).toHaveLength(2);
-      return true;
-    });
+    await receiver.received('/rotate', 2);
     const second = receiver.on('/rotate')[1];
     expect(String(second.headers['webhook-signature']).split(' ')).toHaveLength(2);
     expect(() => verifyWebhook(second.body, second.headers, newest)).not.toThrow();
@@ -530,14 +508,8 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
       'payment.status',
       'payment.status.completed',
     ]);
-    await eventually('1 request(s) at /n/payment.status.completed', () => {
-      expect(receiver.on('/n/payment.status.completed')).toHaveLength(1);
-      return true;
-    });
-    await eventually('1 request(s) at /n/payment.status', () => {
-      expect(receiver.on('/n/payment.status')).toHaveLength(1);
-      return true;
-    });
+    await receiver.received('/n/payment.status.completed', 1);
+    await receiver.received('/n/payment.status', 1);
     const completed = receiver.on('/n/payment.status.completed')[0];
     expect(completed.headers['webhook-id']).toBe(success.eventId);
     expect(completed.headers['webhook-signature']).toBeUndefined();
@@ -550,10 +522,7 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
 
     const failed = await emit({ type: 'payment.state.failed' });
     expect(failed.deliveries.map((d) => d.target.eventTypeId)).toEqual(['payment.status']);
-    await eventually('2 request(s) at /n/payment.status', () => {
-      expect(receiver.on('/n/payment.status')).toHaveLength(2);
-      return true;
-    });
+    await receiver.received('/n/payment.status', 2);
     expect(receiver.on('/n/payment.status.completed')).toHaveLength(1);
   });
 
@@ -569,17 +538,11 @@ describe('sandbox: webhooks, notifications and signed event delivery', () => {
 
     const rootEvent = await emit({ type: 'payment.state.success' });
     expect(rootEvent.deliveries.map((d) => d.target.webhookId)).toEqual([rootWebhook.id]);
-    await eventually('1 request(s) at /root', () => {
-      expect(receiver.on('/root')).toHaveLength(1);
-      return true;
-    });
+    await receiver.received('/root', 1);
     expect(receiver.on('/sub-a')).toHaveLength(0);
 
     const subEvent = await emit({ type: 'payment.state.success', applicationId: SUB_A });
-    await eventually('1 request(s) at /sub-a', () => {
-      expect(receiver.on('/sub-a')).toHaveLength(1);
-      return true;
-    });
+    await receiver.received('/sub-a', 1);
     const request = receiver.on('/sub-a')[0];
     expect(verifyWebhook(request.body, request.headers, subWebhook.webhookSecret).id).toBe(subEvent.eventId);
     expect(JSON.parse(request.body).applicationId).toBe(SUB_A);

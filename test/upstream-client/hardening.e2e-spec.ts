@@ -8,6 +8,7 @@ import { paymentRequest } from '../kit/sandbox-payments.js';
 import {
   accountRequest,
   clientFor,
+  collect,
   failure,
   proxyTo,
   tinyServer,
@@ -120,9 +121,9 @@ describe('upstream client: review fixes', () => {
       const raw = clientFor(server.url);
       const options = { consent: 'c', institutionId: 'tiny' };
       try {
-        const offsets = [];
-        for await (const page of raw.data.transactionPages('acc', { limit: 10 }, options))
-          offsets.push(page.meta.pagination?.self?.offset);
+        const offsets = (await collect(raw.data.transactionPages('acc', { limit: 10 }, options))).map(
+          (page) => page.meta.pagination?.self?.offset,
+        );
         expect(offsets).toEqual([0, 10, 20]);
         const error = await fail(async () => {
           for await (const _p of raw.data.transactionPages('overfull', { limit: 10 }, options)) void _p;
@@ -423,13 +424,15 @@ describe('upstream client: review fixes', () => {
       });
       const raw = clientFor(server.url);
       try {
-        const pages = [];
-        for await (const page of raw.data.transactionPages(
-          'acc',
-          { limit: 10 },
-          { consent: 'c', institutionId: 'tiny', requestId: 'rid' },
-        ))
-          pages.push(page.requestId);
+        const pages = (
+          await collect(
+            raw.data.transactionPages(
+              'acc',
+              { limit: 10 },
+              { consent: 'c', institutionId: 'tiny', requestId: 'rid' },
+            ),
+          )
+        ).map((page) => page.requestId);
         expect(server.requests.map((r) => r.headers['x-request-id'])).toEqual(['rid', 'rid.p2', 'rid.p2.a2']);
         expect(pages).toEqual(['rid', 'rid.p2.a2']);
       } finally {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Account, items, type UpstreamClient, UpstreamError } from '#libs/upstream-client';
-import { clientFor, failure, tinyServer, UpstreamKit } from '../kit/upstream-test-kit.js';
+import { clientFor, collect, failure, tinyServer, UpstreamKit } from '../kit/upstream-test-kit.js';
 import { USER_PRESENT } from '../kit/user-present.mjs';
 
 // The user present: these walks read one account more often than the bank's daily allowance of reads
@@ -13,14 +13,14 @@ describe('upstream client: paging', () => {
   let token: string;
   let current: Account;
   let savings: Account;
+  /** The file's consent at the sandbox bank, read with the user present. */
+  const present = () => ({ consent: token, institutionId: 'sandbox-redirect', psu: PRESENT });
 
   beforeAll(async () => {
     await kit.start();
     client = kit.client();
     ({ token } = await kit.dataConsent('sandbox-redirect', 'paging-user'));
-    const accounts = (
-      await client.data.getAccounts({ consent: token, institutionId: 'sandbox-redirect', psu: PRESENT })
-    ).data;
+    const accounts = (await client.data.getAccounts(present())).data;
     current = accounts.find((a) => a.accountType === 'CURRENT')!;
     savings = accounts.find((a) => a.accountType === 'SAVINGS')!;
   });
@@ -28,13 +28,7 @@ describe('upstream client: paging', () => {
 
   describe('offset paging (upstream spec §4.2.1)', () => {
     it('walks 6,500 transactions in seven pages with no limit: offset 6000 returns records 6001-6500', async () => {
-      const pages = [];
-      for await (const page of client.data.transactionPages(
-        current.id,
-        {},
-        { consent: token, institutionId: 'sandbox-redirect', psu: PRESENT },
-      ))
-        pages.push(page);
+      const pages = await collect(client.data.transactionPages(current.id, {}, present()));
       expect(pages.map((p) => p.data.length)).toEqual([1000, 1000, 1000, 1000, 1000, 1000, 500]);
       expect(pages.map((p) => p.meta.pagination?.self?.offset)).toEqual([
         0, 1000, 2000, 3000, 4000, 5000, 6000,
@@ -45,13 +39,7 @@ describe('upstream client: paging', () => {
     });
 
     it('walks 467 records with limit=50: offset=450 returns records 451-467', async () => {
-      const pages = [];
-      for await (const page of client.data.transactionPages(
-        savings.id,
-        { limit: 50 },
-        { consent: token, institutionId: 'sandbox-redirect', psu: PRESENT },
-      ))
-        pages.push(page);
+      const pages = await collect(client.data.transactionPages(savings.id, { limit: 50 }, present()));
       expect(pages).toHaveLength(10);
       expect(pages.at(-1)!.meta.pagination?.self?.offset).toBe(450);
       expect(pages.at(-1)!.data).toHaveLength(17);
@@ -62,11 +50,7 @@ describe('upstream client: paging', () => {
     it('starts from a given offset and flattens into records', async () => {
       let n = 0;
       for await (const tx of items(
-        client.data.transactionPages(
-          current.id,
-          { offset: 6200, limit: 100 },
-          { consent: token, institutionId: 'sandbox-redirect', psu: PRESENT },
-        ),
+        client.data.transactionPages(current.id, { offset: 6200, limit: 100 }, present()),
       )) {
         expect(tx.id).toEqual(expect.any(String));
         n += 1;
@@ -75,36 +59,22 @@ describe('upstream client: paging', () => {
     });
 
     it('makes one request for an empty list (credit card) and for a window smaller than a page', async () => {
-      const accounts = (
-        await client.data.getAccounts({ consent: token, institutionId: 'sandbox-redirect', psu: PRESENT })
-      ).data;
+      const accounts = (await client.data.getAccounts(present())).data;
       const card = accounts.find((a) => a.accountType === 'CREDIT_CARD')!;
-      const pages = [];
-      for await (const page of client.data.transactionPages(
-        card.id,
-        {},
-        { consent: token, institutionId: 'sandbox-redirect', psu: PRESENT },
-      ))
-        pages.push(page);
+      const pages = await collect(client.data.transactionPages(card.id, {}, present()));
       expect(pages).toHaveLength(1);
       expect(pages[0].data).toEqual([]);
     });
 
     it('pages statements and consents by the same rules', async () => {
-      const statements = [];
-      for await (const s of items(
-        client.data.statementPages(
-          current.id,
-          { limit: 5 },
-          { consent: token, institutionId: 'sandbox-redirect', psu: PRESENT },
-        ),
-      ))
-        statements.push(s);
+      const statements = await collect(
+        items(client.data.statementPages(current.id, { limit: 5 }, present())),
+      );
       expect(statements).toHaveLength(24);
       for (let i = 0; i < 3; i += 1) await kit.dataConsent('sandbox-redirect', 'paging-user');
-      const consents = [];
-      for await (const c of items(client.consents.pages({ applicationUserId: 'paging-user', limit: 2 })))
-        consents.push(c);
+      const consents = await collect(
+        items(client.consents.pages({ applicationUserId: 'paging-user', limit: 2 })),
+      );
       expect(consents.length).toBeGreaterThanOrEqual(4);
       expect(new Set(consents.map((c) => c.id)).size).toBe(consents.length);
     });
@@ -165,13 +135,11 @@ describe('upstream client: paging', () => {
       });
       const bad = clientFor(server.url);
       try {
-        const offsets = [];
-        for await (const page of bad.data.transactionPages(
-          'acc',
-          { limit: 10 },
-          { consent: 'c', institutionId: 'tiny' },
-        ))
-          offsets.push(page.meta.pagination?.self?.offset);
+        const offsets = (
+          await collect(
+            bad.data.transactionPages('acc', { limit: 10 }, { consent: 'c', institutionId: 'tiny' }),
+          )
+        ).map((page) => page.meta.pagination?.self?.offset);
         expect(offsets).toEqual([0, 10, 20]);
       } finally {
         await bad.close();
@@ -182,13 +150,7 @@ describe('upstream client: paging', () => {
 
   describe('cursor paging (real-time transactions)', () => {
     it('follows links.next from the first page (self/next/last) to the final page (first/prev/self)', async () => {
-      const pages = [];
-      for await (const page of client.data.realTimeTransactionPages(
-        current.id,
-        {},
-        { consent: token, institutionId: 'sandbox-redirect', psu: PRESENT },
-      ))
-        pages.push(page);
+      const pages = await collect(client.data.realTimeTransactionPages(current.id, {}, present()));
       expect(pages.length).toBe(Math.ceil(6500 / 250));
       expect(Object.keys(pages[0].links!).sort()).toEqual(['last', 'next', 'self']);
       expect(Object.keys(pages[1].links!).sort()).toEqual(['first', 'last', 'next', 'prev', 'self']);
@@ -201,15 +163,9 @@ describe('upstream client: paging', () => {
     it('sends from/before on the first request only', async () => {
       const before = new Date().toISOString();
       const from = new Date(Date.now() - 30 * 86_400_000).toISOString();
-      const all = [];
-      for await (const tx of items(
-        client.data.realTimeTransactionPages(
-          current.id,
-          { from, before },
-          { consent: token, institutionId: 'sandbox-redirect', psu: PRESENT },
-        ),
-      ))
-        all.push(tx);
+      const all = await collect(
+        items(client.data.realTimeTransactionPages(current.id, { from, before }, present())),
+      );
       expect(all.length).toBeGreaterThan(0);
       expect(all.length).toBeLessThan(6500);
     });
@@ -250,7 +206,7 @@ describe('upstream client: paging', () => {
 
   describe('one real-time page (getRealTimeTransactions)', () => {
     it("answers the sandbox's first page: the same records, count and links as the walk's", async () => {
-      const options = { consent: token, institutionId: 'sandbox-redirect', psu: PRESENT };
+      const options = present();
       const page = await client.data.getRealTimeTransactions(current.id, {}, options);
       const walked = (await client.data.realTimeTransactionPages(current.id, {}, options).next()).value!;
       expect(page.data).toEqual(walked.data);
