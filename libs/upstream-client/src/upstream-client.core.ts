@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { currentRequestId } from '#libs/context';
 import type { AppLogger } from '#libs/observability';
+import type { UpstreamOperationName } from '#libs/upstream-openapi';
 import { UpstreamError } from './upstream.error.js';
 import { UpstreamMetrics } from './upstream.metrics.js';
 import { UpstreamTransport } from './upstream.transport.js';
@@ -12,11 +13,11 @@ import {
   type BodyLimits,
   type CallOptions,
   DEFAULT_BODY_LIMITS,
-  type RequestSpec,
   type SendOptions,
 } from './upstream-request.js';
 import { DEFAULT_RETRY, type RetryOptions } from './upstream-resilience.policy.js';
 import { retryFor } from './upstream-retry.rules.js';
+import { type CallParts, requestOf } from './upstream-routes.js';
 
 export interface UpstreamClientOptions {
   baseUrl: string;
@@ -45,7 +46,7 @@ export interface UpstreamClientOptions {
   keepAliveTimeoutMs?: number;
 }
 
-export function asPage<T>(result: UpstreamResult<T[]>, operation: string): UpstreamPage<T> {
+function asPage<T>(result: UpstreamResult<T[]>, operation: string): UpstreamPage<T> {
   if (!Array.isArray(result.data)) {
     throw new UpstreamError(`${operation}: a list route answered data that is not an array`, {
       kind: 'PROTOCOL',
@@ -64,7 +65,8 @@ export function asPage<T>(result: UpstreamResult<T[]>, operation: string): Upstr
 /**
  * What every operation group of {@link UpstreamClient} sends through, shared by all of them so that one
  * client has one connection pool, one set of breakers and one metrics registration: the transport
- * (connections, retries by {@link RETRY_RULES}, breakers, metrics) and the walk of paged lists.
+ * (connections, retries by {@link RETRY_RULES}, breakers, metrics), each operation's route
+ * (UPSTREAM_ROUTES) and the walk of paged lists.
  */
 export class UpstreamClientCore {
   private readonly transport: UpstreamTransport;
@@ -106,12 +108,18 @@ export class UpstreamClientCore {
     return this.transport.close();
   }
 
-  /** Sends one request, retried as {@link RETRY_RULES} says for its operation unless `spec.retry` says. */
-  send<T>(spec: Omit<RequestSpec, 'retry'> & { retry?: RequestSpec['retry'] }, options?: SendOptions) {
-    return this.transport.send<T>(
-      { ...spec, retry: spec.retry ?? retryFor(spec.operation, spec.body) },
-      options,
-    );
+  /**
+   * Makes one call of `operation` on its route (UPSTREAM_ROUTES), retried as {@link RETRY_RULES} says for
+   * it.
+   */
+  call<T>(operation: UpstreamOperationName, parts: CallParts, options?: SendOptions) {
+    const spec = requestOf(operation, parts);
+    return this.transport.send<T>({ ...spec, retry: retryFor(operation, spec.body) }, options);
+  }
+
+  /** One page of a list route, whose `data` must be an array. */
+  page<T>(operation: UpstreamOperationName, parts: CallParts, options?: SendOptions) {
+    return this.call<T[]>(operation, parts, options).then((result) => asPage(result, operation));
   }
 
   /** Paging options with one base request id for the whole walk (pages add `.p<n>`). */

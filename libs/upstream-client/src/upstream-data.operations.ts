@@ -10,9 +10,9 @@ import type {
   Transaction,
   TransactionsQuery,
 } from './upstream.types.js';
-import { asPage, type UpstreamClientCore } from './upstream-client.core.js';
+import type { UpstreamClientCore } from './upstream-client.core.js';
 import { cursorPages, offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
-import { type ConsentCallOptions, type RequestSpec, segment, type SendOptions } from './upstream-request.js';
+import type { ConsentCallOptions, SendOptions } from './upstream-request.js';
 
 export interface CursorPagingQuery extends RealTimeTransactionsQuery {
   /** A cursor from a previous page's `links`; `from`/`before` only go on the first request. */
@@ -39,36 +39,17 @@ export class UpstreamDataOperations {
 
   /** GET /accounts (getAccounts). */
   getAccounts(options: ConsentCallOptions) {
-    return this.core.send<Account[]>(
-      { operation: 'getAccounts', consent: 'required', method: 'GET', path: '/accounts' },
-      options,
-    );
+    return this.core.call<Account[]>('getAccounts', {}, options);
   }
 
   /** GET /accounts/{accountId} (getAccount). */
   getAccount(accountId: string, options: ConsentCallOptions) {
-    return this.core.send<Account>(
-      {
-        operation: 'getAccount',
-        consent: 'required',
-        method: 'GET',
-        path: `/accounts/${segment(accountId)}`,
-      },
-      options,
-    );
+    return this.core.call<Account>('getAccount', { ids: { accountId } }, options);
   }
 
   /** GET /accounts/{accountId}/balances. */
   getAccountBalances(accountId: string, options: ConsentCallOptions) {
-    return this.core.send<Balances>(
-      {
-        operation: 'getAccountBalances',
-        consent: 'required',
-        method: 'GET',
-        path: `/accounts/${segment(accountId)}/balances`,
-      },
-      options,
-    );
+    return this.core.call<Balances>('getAccountBalances', { ids: { accountId } }, options);
   }
 
   /** GET /accounts/{accountId}/transactions, one page (offset paging, upstream spec §4.2.1). */
@@ -77,18 +58,8 @@ export class UpstreamDataOperations {
   }
 
   private transactionsPage(accountId: string, query: TransactionsQuery, options: SendOptions) {
-    return this.core
-      .send<Transaction[]>(
-        {
-          operation: 'getTransactions',
-          consent: 'required',
-          method: 'GET',
-          path: `/accounts/${segment(accountId)}/transactions`,
-          query: offsetQuery(query),
-        },
-        options,
-      )
-      .then((page) => asPage(page, 'getTransactions'));
+    const parts = { ids: { accountId }, query: offsetQuery(query) };
+    return this.core.page<Transaction>('getTransactions', parts, options);
   }
 
   /** Every transactions page from `query.offset` (default 0), by the spec's offset rules. */
@@ -109,21 +80,9 @@ export class UpstreamDataOperations {
   }
 
   private realTimePage(accountId: string, query: CursorPagingQuery, options: SendOptions) {
-    return this.core
-      .send<Transaction[]>(this.realTimeSpec(accountId, query), options)
-      .then((page) => asPage(page, 'getRealTimeTransactions'));
-  }
-
-  private realTimeSpec(accountId: string, query: CursorPagingQuery): Omit<RequestSpec, 'retry'> {
     const q =
       query.cursor === undefined ? { from: query.from, before: query.before } : { cursor: query.cursor };
-    return {
-      operation: 'getRealTimeTransactions',
-      consent: 'required',
-      method: 'GET',
-      path: `/accounts/${segment(accountId)}/real-time/transactions`,
-      query: q,
-    };
+    return this.core.page<Transaction>('getRealTimeTransactions', { ids: { accountId }, query: q }, options);
   }
 
   /** Every real-time transactions page, following `links.next` to the final page. */
@@ -147,18 +106,8 @@ export class UpstreamDataOperations {
   }
 
   private statementsPage(accountId: string, query: StatementsQuery, options: SendOptions) {
-    return this.core
-      .send<Statement[]>(
-        {
-          operation: 'getStatements',
-          consent: 'required',
-          method: 'GET',
-          path: `/accounts/${segment(accountId)}/statements`,
-          query: offsetQuery(query),
-        },
-        options,
-      )
-      .then((page) => asPage(page, 'getStatements'));
+    const parts = { ids: { accountId }, query: offsetQuery(query) };
+    return this.core.page<Statement>('getStatements', parts, options);
   }
 
   /** Every statements page (offset paging, same rules as transactions). */
@@ -174,43 +123,18 @@ export class UpstreamDataOperations {
 
   /** GET /accounts/{accountId}/statements/{statementId}. */
   getStatement(accountId: string, statementId: string, options: ConsentCallOptions) {
-    return this.core.send<Statement>(
-      {
-        operation: 'getStatement',
-        consent: 'required',
-        method: 'GET',
-        path: `/accounts/${segment(accountId)}/statements/${segment(statementId)}`,
-      },
-      options,
-    );
+    return this.core.call<Statement>('getStatement', { ids: { accountId, statementId } }, options);
   }
 
   /** GET /accounts/{accountId}/beneficiaries (the answer carries `data` only, no `meta`). */
   getBeneficiaries(accountId: string, options: ConsentCallOptions) {
-    return this.core.send<Beneficiary[]>(
-      {
-        operation: 'getBeneficiaries',
-        consent: 'required',
-        method: 'GET',
-        path: `/accounts/${segment(accountId)}/beneficiaries`,
-      },
-      options,
-    );
+    return this.core.call<Beneficiary[]>('getBeneficiaries', { ids: { accountId } }, options);
   }
 
   /** POST /accounts/{accountId}/transactions/categorisation (Data Plus). */
   createCategorisation(accountId: string, body: CategorisationRequest, options: ConsentCallOptions) {
-    return this.core.send<CategorisationCreated>(
-      {
-        operation: 'createTransactionsCategorisation',
-        consent: 'required',
-        method: 'POST',
-        path: `/accounts/${segment(accountId)}/transactions/categorisation`,
-        body,
-        contentType: 'application/json',
-      },
-      options,
-    );
+    const parts = { ids: { accountId }, body };
+    return this.core.call<CategorisationCreated>('createTransactionsCategorisation', parts, options);
   }
 
   /**
@@ -218,14 +142,7 @@ export class UpstreamDataOperations {
    * holding `transactions`, not a list.
    */
   getCategorisation(accountId: string, categorisationId: string, options: ConsentCallOptions) {
-    return this.core.send<{ transactions: Transaction[] }>(
-      {
-        operation: 'getCategorisedTransactions',
-        consent: 'required',
-        method: 'GET',
-        path: `/accounts/${segment(accountId)}/transactions/categorisation/${segment(categorisationId)}`,
-      },
-      options,
-    );
+    const parts = { ids: { accountId, categorisationId } };
+    return this.core.call<{ transactions: Transaction[] }>('getCategorisedTransactions', parts, options);
   }
 }
