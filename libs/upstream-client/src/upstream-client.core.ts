@@ -7,7 +7,6 @@ import { UpstreamError } from './upstream.error.js';
 import { UpstreamMetrics } from './upstream.metrics.js';
 import { UpstreamTransport } from './upstream.transport.js';
 import type { ApiVersion, UpstreamPage, UpstreamResult } from './upstream.types.js';
-import type { AttemptObserver } from './upstream-attempt.observer.js';
 import { type BreakerOptions, DEFAULT_BREAKER } from './upstream-breaker.js';
 import {
   type BodyLimits,
@@ -62,50 +61,40 @@ function asPage<T>(result: UpstreamResult<T[]>, operation: string): UpstreamPage
   return typeof total === 'number' ? { ...result, totalCount: total } : result;
 }
 
+/** The client's transport: its options checked, every default filled in, its metrics registered. */
+export function transportFor(options: UpstreamClientOptions): UpstreamTransport {
+  if (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0) {
+    throw new RangeError('timeoutMs must be a positive number');
+  }
+  return new UpstreamTransport({
+    baseUrl: options.baseUrl,
+    applicationId: options.applicationId,
+    applicationSecret: options.applicationSecret,
+    apiVersion: options.apiVersion,
+    timeoutMs: options.timeoutMs,
+    deadlineMs: options.deadlineMs,
+    bodyLimits: { ...DEFAULT_BODY_LIMITS, ...options.bodyLimits },
+    connections: options.connections ?? 32,
+    keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 30_000,
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+    breaker: options.breaker === false ? false : { ...DEFAULT_BREAKER, ...options.breaker },
+    logger: options.logger,
+    metrics: options.registry ? new UpstreamMetrics(options.registry) : undefined,
+  });
+}
+
 /**
  * What every operation group of {@link UpstreamClient} sends through, shared by all of them so that one
- * client has one connection pool, one set of breakers and one metrics registration: the transport
- * (connections, retries by {@link RETRY_RULES}, breakers, metrics), each operation's route
+ * client has one connection pool, one set of breakers and one metrics registration: the client's
+ * transport (connections, retries by {@link RETRY_RULES}, breakers, metrics), each operation's route
  * (UPSTREAM_ROUTES) and the walk of paged lists.
  */
 export class UpstreamClientCore {
-  private readonly transport: UpstreamTransport;
+  constructor(private readonly transport: UpstreamTransport) {}
 
-  constructor(options: UpstreamClientOptions) {
-    if (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0) {
-      throw new RangeError('timeoutMs must be a positive number');
-    }
-    this.transport = new UpstreamTransport({
-      baseUrl: options.baseUrl,
-      applicationId: options.applicationId,
-      applicationSecret: options.applicationSecret,
-      apiVersion: options.apiVersion,
-      timeoutMs: options.timeoutMs,
-      deadlineMs: options.deadlineMs,
-      bodyLimits: { ...DEFAULT_BODY_LIMITS, ...options.bodyLimits },
-      connections: options.connections ?? 32,
-      keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 30_000,
-      retry: { ...DEFAULT_RETRY, ...options.retry },
-      breaker: options.breaker === false ? false : { ...DEFAULT_BREAKER, ...options.breaker },
-      logger: options.logger,
-      metrics: options.registry ? new UpstreamMetrics(options.registry) : undefined,
-    });
-  }
-
-  breakerState(institutionId: string): 'closed' | 'open' | 'halfOpen' {
-    return this.transport.breakerState(institutionId);
-  }
-
-  observeAttempts(observer: AttemptObserver | undefined): void {
-    this.transport.observeAttempts(observer);
-  }
-
+  /** Ids an institutions listing gave, which may label metrics (see UpstreamClient.rememberInstitutions). */
   rememberInstitutions(ids: readonly string[]): void {
     this.transport.rememberInstitutions(ids);
-  }
-
-  close(): Promise<void> {
-    return this.transport.close();
   }
 
   /**
