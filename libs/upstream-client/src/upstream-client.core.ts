@@ -8,6 +8,7 @@ import { UpstreamMetrics } from './upstream.metrics.js';
 import { UpstreamTransport } from './upstream.transport.js';
 import type { ApiVersion, UpstreamPage, UpstreamResult } from './upstream.types.js';
 import { type BreakerOptions, DEFAULT_BREAKER } from './upstream-breaker.js';
+import { offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
 import {
   type BodyLimits,
   type CallOptions,
@@ -109,6 +110,25 @@ export class UpstreamClientCore {
   /** One page of a list route, whose `data` must be an array. */
   page<T>(operation: UpstreamOperationName, parts: CallParts, options?: SendOptions) {
     return this.call<T[]>(operation, parts, options).then((result) => asPage(result, operation));
+  }
+
+  /**
+   * Every page of an offset-paged list from `query.offset` (upstream spec §4.2.1): `fetchPage` is given
+   * each page's query and the walk's options, one base request id for the whole walk.
+   */
+  offsetPages<T, Q extends { offset?: number; limit?: number }>(
+    operation: UpstreamOperationName,
+    fetchPage: (query: Q, options: SendOptions) => Promise<UpstreamPage<T>>,
+    query: Q,
+    options: CallOptions & PagingOptions,
+  ) {
+    const walk = this.walkOptions(options);
+    return offsetPages(
+      operation,
+      (offset, limit, page) => fetchPage({ ...query, offset, limit }, { ...walk, page }),
+      query,
+      options,
+    );
   }
 
   /** Paging options with one base request id for the whole walk (pages add `.p<n>`). */

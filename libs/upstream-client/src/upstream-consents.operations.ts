@@ -8,7 +8,7 @@ import type {
   EmbeddedAuthorisationUpdate,
 } from './upstream.types.js';
 import type { UpstreamClientCore } from './upstream-client.core.js';
-import { offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
+import type { PagingOptions } from './upstream-paging.iterator.js';
 import type { CallOptions, ConsentCallOptions, SendOptions } from './upstream-request.js';
 
 function consentsQuery(q: ConsentsQuery, offset = q.offset, limit = q.limit) {
@@ -82,13 +82,7 @@ export class UpstreamConsentsOperations {
 
   /** GET /consents, every page (offset paging). */
   pages(query: ConsentsQuery = {}, options: CallOptions & PagingOptions = {}) {
-    const walk = this.core.walkOptions(options);
-    return offsetPages(
-      'getConsents',
-      (offset, limit, page) => this.consentsPage({ ...query, offset, limit }, { ...walk, page }),
-      query,
-      options,
-    );
+    return this.core.offsetPages('getConsents', (q, o) => this.consentsPage(q, o), query, options);
   }
 
   /** GET /consents/{consentId}. */

@@ -11,7 +11,7 @@ import type {
   TransactionsQuery,
 } from './upstream.types.js';
 import type { UpstreamClientCore } from './upstream-client.core.js';
-import { cursorPages, offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
+import { cursorPages, type PagingOptions } from './upstream-paging.iterator.js';
 import type { ConsentCallOptions, SendOptions } from './upstream-request.js';
 
 export interface CursorPagingQuery extends RealTimeTransactionsQuery {
@@ -54,24 +54,12 @@ export class UpstreamDataOperations {
 
   /** GET /accounts/{accountId}/transactions, one page (offset paging, upstream spec §4.2.1). */
   getTransactions(accountId: string, query: TransactionsQuery, options: ConsentCallOptions) {
-    return this.transactionsPage(accountId, query, options);
-  }
-
-  private transactionsPage(accountId: string, query: TransactionsQuery, options: SendOptions) {
-    const parts = { ids: { accountId }, query: offsetQuery(query) };
-    return this.core.page<Transaction>('getTransactions', parts, options);
+    return this.offsetPage<Transaction>('getTransactions', accountId, query, options);
   }
 
   /** Every transactions page from `query.offset` (default 0), by the spec's offset rules. */
   transactionPages(accountId: string, query: TransactionsQuery, options: ConsentCallOptions & PagingOptions) {
-    const walk = this.core.walkOptions(options);
-    return offsetPages(
-      'getTransactions',
-      (offset, limit, page) =>
-        this.transactionsPage(accountId, { ...query, offset, limit }, { ...walk, page }),
-      query,
-      options,
-    );
+    return this.offsetWalk<Transaction>('getTransactions', accountId, query, options);
   }
 
   /** GET /accounts/{accountId}/real-time/transactions, one page (cursor paging, private beta). */
@@ -102,23 +90,34 @@ export class UpstreamDataOperations {
 
   /** GET /accounts/{accountId}/statements, one page. */
   getStatements(accountId: string, query: StatementsQuery, options: ConsentCallOptions) {
-    return this.statementsPage(accountId, query, options);
-  }
-
-  private statementsPage(accountId: string, query: StatementsQuery, options: SendOptions) {
-    const parts = { ids: { accountId }, query: offsetQuery(query) };
-    return this.core.page<Statement>('getStatements', parts, options);
+    return this.offsetPage<Statement>('getStatements', accountId, query, options);
   }
 
   /** Every statements page (offset paging, same rules as transactions). */
   statementPages(accountId: string, query: StatementsQuery, options: ConsentCallOptions & PagingOptions) {
-    const walk = this.core.walkOptions(options);
-    return offsetPages(
-      'getStatements',
-      (offset, limit, page) => this.statementsPage(accountId, { ...query, offset, limit }, { ...walk, page }),
-      query,
-      options,
-    );
+    return this.offsetWalk<Statement>('getStatements', accountId, query, options);
+  }
+
+  /** One page of an account's offset-paged list: transactions and statements page by the same rules. */
+  private offsetPage<T>(
+    operation: 'getTransactions' | 'getStatements',
+    accountId: string,
+    query: TransactionsQuery | StatementsQuery,
+    options: SendOptions,
+  ) {
+    return this.core.page<T>(operation, { ids: { accountId }, query: offsetQuery(query) }, options);
+  }
+
+  /** Every page of an account's offset-paged list from `query.offset` (default 0). */
+  private offsetWalk<T>(
+    operation: 'getTransactions' | 'getStatements',
+    accountId: string,
+    query: TransactionsQuery | StatementsQuery,
+    options: ConsentCallOptions & PagingOptions,
+  ) {
+    const page = (q: TransactionsQuery | StatementsQuery, o: SendOptions) =>
+      this.offsetPage<T>(operation, accountId, q, o);
+    return this.core.offsetPages(operation, page, query, options);
   }
 
   /** GET /accounts/{accountId}/statements/{statementId}. */
