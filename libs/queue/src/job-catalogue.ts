@@ -133,6 +133,17 @@ const BASE_OPTIONS: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
+/**
+ * A job scheduled every few seconds: one attempt, as the next tick is its retry, and its runs kept an
+ * hour (failures a day) so thousands of ticks do not pile up in Redis.
+ */
+const TICK_OPTIONS: JobsOptions = {
+  ...BASE_OPTIONS,
+  attempts: 1,
+  removeOnComplete: { age: 3600, count: 100 },
+  removeOnFail: { age: 24 * 3600 },
+};
+
 /** What the catalogue says of one job: its queue, its options, how repeats of it collapse, its schedule. */
 export interface JobDefinition<N extends JobName> {
   queue: JobCatalogue[N]['queue'];
@@ -229,12 +240,7 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
   },
   'sync.dispatch': {
     queue: QueueName.Sync,
-    options: {
-      ...BASE_OPTIONS,
-      attempts: 1,
-      removeOnComplete: { age: 3600, count: 100 },
-      removeOnFail: { age: 24 * 3600 },
-    },
+    options: TICK_OPTIONS,
     schedule: { every: 'syncDispatchEverySeconds' },
   },
   'events.fan-out': {
@@ -268,23 +274,13 @@ export const JOB_DEFINITIONS: { readonly [N in JobName]: JobDefinition<N> } = {
   },
   'events.sweep': {
     queue: QueueName.Events,
-    options: {
-      ...BASE_OPTIONS,
-      attempts: 1,
-      removeOnComplete: { age: 3600, count: 100 },
-      removeOnFail: { age: 24 * 3600 },
-    },
+    options: TICK_OPTIONS,
     schedule: { every: 'eventsSweepEverySeconds' },
   },
   'payments.poll-status': {
     queue: QueueName.Payments,
     // A round claims its own payments and checks each on its own schedule: a lost round is the next one.
-    options: {
-      ...BASE_OPTIONS,
-      attempts: 1,
-      removeOnComplete: { age: 3600, count: 100 },
-      removeOnFail: { age: 24 * 3600 },
-    },
+    options: TICK_OPTIONS,
     schedule: { every: 'paymentStatusPollSeconds' },
   },
 };

@@ -7,9 +7,9 @@ import type {
   EmbeddedAccountAuthorisationRequest,
   EmbeddedAuthorisationUpdate,
 } from './upstream.types.js';
-import { asPage, type UpstreamClientCore } from './upstream-client.core.js';
-import { offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
-import { type CallOptions, type ConsentCallOptions, segment, type SendOptions } from './upstream-request.js';
+import type { UpstreamClientCore } from './upstream-client.core.js';
+import type { PagingOptions } from './upstream-paging.iterator.js';
+import type { CallOptions, ConsentCallOptions, SendOptions } from './upstream-request.js';
 
 function consentsQuery(q: ConsentsQuery, offset = q.offset, limit = q.limit) {
   return {
@@ -35,60 +35,25 @@ export class UpstreamConsentsOperations {
 
   /** POST /account-auth-requests (initiateAccountRequest). Not retried: each call starts a new consent. */
   createAccountAuthorisation(body: AccountAuthorisationRequest, options?: CallOptions) {
-    return this.core.send<AuthorisationResponse>(
-      {
-        operation: 'initiateAccountRequest',
-        consent: 'none',
-        method: 'POST',
-        path: '/account-auth-requests',
-        body,
-        institutionId: body.institutionId,
-      },
-      options,
-    );
+    const parts = { body, institutionId: body.institutionId };
+    return this.core.call<AuthorisationResponse>('initiateAccountRequest', parts, options);
   }
 
   /** PATCH /account-auth-requests (reAuthoriseAccount): a new authorisation URL for the same consent. */
   reauthoriseAccount(options: ConsentCallOptions) {
-    return this.core.send<AuthorisationResponse>(
-      {
-        operation: 'reAuthoriseAccount',
-        consent: 'required',
-        method: 'PATCH',
-        path: '/account-auth-requests',
-      },
-      options,
-    );
+    return this.core.call<AuthorisationResponse>('reAuthoriseAccount', {}, options);
   }
 
   /** PUT /account-auth-requests (updatePreAuthoriseAccountConsent). */
   updatePreAuthorisation(body: AccountAuthorisationRequest, options: ConsentCallOptions) {
-    return this.core.send<AuthorisationResponse>(
-      {
-        operation: 'updatePreAuthoriseAccountConsent',
-        consent: 'required',
-        method: 'PUT',
-        path: '/account-auth-requests',
-        body,
-        institutionId: body.institutionId,
-      },
-      options,
-    );
+    const parts = { body, institutionId: body.institutionId };
+    return this.core.call<AuthorisationResponse>('updatePreAuthoriseAccountConsent', parts, options);
   }
 
   /** POST /embedded-account-auth-requests: step one of the embedded flow (credentials). */
   createEmbeddedAccountAuthorisation(body: EmbeddedAccountAuthorisationRequest, options?: CallOptions) {
-    return this.core.send<AuthorisationResponse>(
-      {
-        operation: 'initiateEmbeddedAccountRequest',
-        consent: 'none',
-        method: 'POST',
-        path: '/embedded-account-auth-requests',
-        body,
-        institutionId: body.institutionId,
-      },
-      options,
-    );
+    const parts = { body, institutionId: body.institutionId };
+    return this.core.call<AuthorisationResponse>('initiateEmbeddedAccountRequest', parts, options);
   }
 
   /**
@@ -100,17 +65,8 @@ export class UpstreamConsentsOperations {
     body: EmbeddedAuthorisationUpdate,
     options?: CallOptions,
   ) {
-    return this.core.send<AuthorisationResponse>(
-      {
-        operation: 'updateEmbeddedAccountRequest',
-        consent: 'none',
-        method: 'PUT',
-        path: `/embedded-account-auth-requests/${segment(consentId)}`,
-        body,
-        institutionId: body.institutionId,
-      },
-      options,
-    );
+    const parts = { ids: { consentId }, body, institutionId: body.institutionId };
+    return this.core.call<AuthorisationResponse>('updateEmbeddedAccountRequest', parts, options);
   }
 
   // ---- consents (4.8 and the full API) -------------------------------------------------------------
@@ -121,52 +77,25 @@ export class UpstreamConsentsOperations {
   }
 
   private consentsPage(query: ConsentsQuery, options?: SendOptions) {
-    return this.core
-      .send<Consent[]>(
-        {
-          operation: 'getConsents',
-          consent: 'none',
-          method: 'GET',
-          path: '/consents',
-          query: consentsQuery(query),
-        },
-        options,
-      )
-      .then((page) => asPage(page, 'getConsents'));
+    return this.core.page<Consent>('getConsents', { query: consentsQuery(query) }, options);
   }
 
   /** GET /consents, every page (offset paging). */
   pages(query: ConsentsQuery = {}, options: CallOptions & PagingOptions = {}) {
-    const walk = this.core.walkOptions(options);
-    return offsetPages(
-      'getConsents',
-      (offset, limit, page) => this.consentsPage({ ...query, offset, limit }, { ...walk, page }),
-      query,
-      options,
-    );
+    return this.core.offsetPages('getConsents', (q, o) => this.consentsPage(q, o), query, options);
   }
 
   /** GET /consents/{consentId}. */
   get(consentId: string, options?: CallOptions) {
-    return this.core.send<Consent>(
-      {
-        operation: 'getConsentById',
-        consent: 'none',
-        method: 'GET',
-        path: `/consents/${segment(consentId)}`,
-      },
-      options,
-    );
+    return this.core.call<Consent>('getConsentById', { ids: { consentId } }, options);
   }
 
   /** DELETE /consents/{consentId}: revokes the consent upstream. */
   delete(consentId: string, options?: CallOptions & { forceDelete?: boolean }) {
-    return this.core.send<ConsentDeleteResult>(
+    return this.core.call<ConsentDeleteResult>(
+      'deleteConsent',
       {
-        operation: 'deleteConsent',
-        consent: 'none',
-        method: 'DELETE',
-        path: `/consents/${segment(consentId)}`,
+        ids: { consentId },
         goneOnRetry: { id: consentId, deleteStatus: 'SUCCESS' } satisfies ConsentDeleteResult,
         query: { forceDelete: options?.forceDelete },
       },
@@ -176,31 +105,11 @@ export class UpstreamConsentsOperations {
 
   /** POST /consents/{consentId}/extend: records that the user re-confirmed access. */
   extend(consentId: string, body: { lastConfirmedAt: string }, options?: CallOptions) {
-    return this.core.send<Consent>(
-      {
-        operation: 'extendConsent',
-        consent: 'none',
-        method: 'POST',
-        path: `/consents/${segment(consentId)}/extend`,
-        body,
-      },
-      options,
-    );
+    return this.core.call<Consent>('extendConsent', { ids: { consentId }, body }, options);
   }
 
   /** POST /consent-one-time-token: the consent (with its token) for a callback's one-time token. Single use. */
   exchangeOneTimeToken(oneTimeToken: string, options?: CallOptions) {
-    return this.core.send<Consent>(
-      {
-        operation: 'getConsentBySingleAccessConsent',
-        consent: 'none',
-        method: 'POST',
-        path: '/consent-one-time-token',
-        body: { oneTimeToken },
-        contentType: 'application/json',
-        envelope: 'bare',
-      },
-      options,
-    );
+    return this.core.call<Consent>('getConsentBySingleAccessConsent', { body: { oneTimeToken } }, options);
   }
 }

@@ -10,9 +10,9 @@ import type {
   Transaction,
   TransactionsQuery,
 } from './upstream.types.js';
-import { asPage, type UpstreamClientCore } from './upstream-client.core.js';
-import { cursorPages, offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
-import { type ConsentCallOptions, type RequestSpec, segment, type SendOptions } from './upstream-request.js';
+import type { UpstreamClientCore } from './upstream-client.core.js';
+import { cursorPages, type PagingOptions } from './upstream-paging.iterator.js';
+import type { ConsentCallOptions, SendOptions } from './upstream-request.js';
 
 export interface CursorPagingQuery extends RealTimeTransactionsQuery {
   /** A cursor from a previous page's `links`; `from`/`before` only go on the first request. */
@@ -39,68 +39,27 @@ export class UpstreamDataOperations {
 
   /** GET /accounts (getAccounts). */
   getAccounts(options: ConsentCallOptions) {
-    return this.core.send<Account[]>(
-      { operation: 'getAccounts', consent: 'required', method: 'GET', path: '/accounts' },
-      options,
-    );
+    return this.core.call<Account[]>('getAccounts', {}, options);
   }
 
   /** GET /accounts/{accountId} (getAccount). */
   getAccount(accountId: string, options: ConsentCallOptions) {
-    return this.core.send<Account>(
-      {
-        operation: 'getAccount',
-        consent: 'required',
-        method: 'GET',
-        path: `/accounts/${segment(accountId)}`,
-      },
-      options,
-    );
+    return this.core.call<Account>('getAccount', { ids: { accountId } }, options);
   }
 
   /** GET /accounts/{accountId}/balances. */
   getAccountBalances(accountId: string, options: ConsentCallOptions) {
-    return this.core.send<Balances>(
-      {
-        operation: 'getAccountBalances',
-        consent: 'required',
-        method: 'GET',
-        path: `/accounts/${segment(accountId)}/balances`,
-      },
-      options,
-    );
+    return this.core.call<Balances>('getAccountBalances', { ids: { accountId } }, options);
   }
 
   /** GET /accounts/{accountId}/transactions, one page (offset paging, upstream spec §4.2.1). */
   getTransactions(accountId: string, query: TransactionsQuery, options: ConsentCallOptions) {
-    return this.transactionsPage(accountId, query, options);
-  }
-
-  private transactionsPage(accountId: string, query: TransactionsQuery, options: SendOptions) {
-    return this.core
-      .send<Transaction[]>(
-        {
-          operation: 'getTransactions',
-          consent: 'required',
-          method: 'GET',
-          path: `/accounts/${segment(accountId)}/transactions`,
-          query: offsetQuery(query),
-        },
-        options,
-      )
-      .then((page) => asPage(page, 'getTransactions'));
+    return this.offsetPage<Transaction>('getTransactions', accountId, query, options);
   }
 
   /** Every transactions page from `query.offset` (default 0), by the spec's offset rules. */
   transactionPages(accountId: string, query: TransactionsQuery, options: ConsentCallOptions & PagingOptions) {
-    const walk = this.core.walkOptions(options);
-    return offsetPages(
-      'getTransactions',
-      (offset, limit, page) =>
-        this.transactionsPage(accountId, { ...query, offset, limit }, { ...walk, page }),
-      query,
-      options,
-    );
+    return this.offsetWalk<Transaction>('getTransactions', accountId, query, options);
   }
 
   /** GET /accounts/{accountId}/real-time/transactions, one page (cursor paging, private beta). */
@@ -109,21 +68,9 @@ export class UpstreamDataOperations {
   }
 
   private realTimePage(accountId: string, query: CursorPagingQuery, options: SendOptions) {
-    return this.core
-      .send<Transaction[]>(this.realTimeSpec(accountId, query), options)
-      .then((page) => asPage(page, 'getRealTimeTransactions'));
-  }
-
-  private realTimeSpec(accountId: string, query: CursorPagingQuery): Omit<RequestSpec, 'retry'> {
     const q =
       query.cursor === undefined ? { from: query.from, before: query.before } : { cursor: query.cursor };
-    return {
-      operation: 'getRealTimeTransactions',
-      consent: 'required',
-      method: 'GET',
-      path: `/accounts/${segment(accountId)}/real-time/transactions`,
-      query: q,
-    };
+    return this.core.page<Transaction>('getRealTimeTransactions', { ids: { accountId }, query: q }, options);
   }
 
   /** Every real-time transactions page, following `links.next` to the final page. */
@@ -143,74 +90,50 @@ export class UpstreamDataOperations {
 
   /** GET /accounts/{accountId}/statements, one page. */
   getStatements(accountId: string, query: StatementsQuery, options: ConsentCallOptions) {
-    return this.statementsPage(accountId, query, options);
-  }
-
-  private statementsPage(accountId: string, query: StatementsQuery, options: SendOptions) {
-    return this.core
-      .send<Statement[]>(
-        {
-          operation: 'getStatements',
-          consent: 'required',
-          method: 'GET',
-          path: `/accounts/${segment(accountId)}/statements`,
-          query: offsetQuery(query),
-        },
-        options,
-      )
-      .then((page) => asPage(page, 'getStatements'));
+    return this.offsetPage<Statement>('getStatements', accountId, query, options);
   }
 
   /** Every statements page (offset paging, same rules as transactions). */
   statementPages(accountId: string, query: StatementsQuery, options: ConsentCallOptions & PagingOptions) {
-    const walk = this.core.walkOptions(options);
-    return offsetPages(
-      'getStatements',
-      (offset, limit, page) => this.statementsPage(accountId, { ...query, offset, limit }, { ...walk, page }),
-      query,
-      options,
-    );
+    return this.offsetWalk<Statement>('getStatements', accountId, query, options);
+  }
+
+  /** One page of an account's offset-paged list: transactions and statements page by the same rules. */
+  private offsetPage<T>(
+    operation: 'getTransactions' | 'getStatements',
+    accountId: string,
+    query: TransactionsQuery | StatementsQuery,
+    options: SendOptions,
+  ) {
+    return this.core.page<T>(operation, { ids: { accountId }, query: offsetQuery(query) }, options);
+  }
+
+  /** Every page of an account's offset-paged list from `query.offset` (default 0). */
+  private offsetWalk<T>(
+    operation: 'getTransactions' | 'getStatements',
+    accountId: string,
+    query: TransactionsQuery | StatementsQuery,
+    options: ConsentCallOptions & PagingOptions,
+  ) {
+    const page = (q: TransactionsQuery | StatementsQuery, o: SendOptions) =>
+      this.offsetPage<T>(operation, accountId, q, o);
+    return this.core.offsetPages(operation, page, query, options);
   }
 
   /** GET /accounts/{accountId}/statements/{statementId}. */
   getStatement(accountId: string, statementId: string, options: ConsentCallOptions) {
-    return this.core.send<Statement>(
-      {
-        operation: 'getStatement',
-        consent: 'required',
-        method: 'GET',
-        path: `/accounts/${segment(accountId)}/statements/${segment(statementId)}`,
-      },
-      options,
-    );
+    return this.core.call<Statement>('getStatement', { ids: { accountId, statementId } }, options);
   }
 
   /** GET /accounts/{accountId}/beneficiaries (the answer carries `data` only, no `meta`). */
   getBeneficiaries(accountId: string, options: ConsentCallOptions) {
-    return this.core.send<Beneficiary[]>(
-      {
-        operation: 'getBeneficiaries',
-        consent: 'required',
-        method: 'GET',
-        path: `/accounts/${segment(accountId)}/beneficiaries`,
-      },
-      options,
-    );
+    return this.core.call<Beneficiary[]>('getBeneficiaries', { ids: { accountId } }, options);
   }
 
   /** POST /accounts/{accountId}/transactions/categorisation (Data Plus). */
   createCategorisation(accountId: string, body: CategorisationRequest, options: ConsentCallOptions) {
-    return this.core.send<CategorisationCreated>(
-      {
-        operation: 'createTransactionsCategorisation',
-        consent: 'required',
-        method: 'POST',
-        path: `/accounts/${segment(accountId)}/transactions/categorisation`,
-        body,
-        contentType: 'application/json',
-      },
-      options,
-    );
+    const parts = { ids: { accountId }, body };
+    return this.core.call<CategorisationCreated>('createTransactionsCategorisation', parts, options);
   }
 
   /**
@@ -218,14 +141,7 @@ export class UpstreamDataOperations {
    * holding `transactions`, not a list.
    */
   getCategorisation(accountId: string, categorisationId: string, options: ConsentCallOptions) {
-    return this.core.send<{ transactions: Transaction[] }>(
-      {
-        operation: 'getCategorisedTransactions',
-        consent: 'required',
-        method: 'GET',
-        path: `/accounts/${segment(accountId)}/transactions/categorisation/${segment(categorisationId)}`,
-      },
-      options,
-    );
+    const parts = { ids: { accountId, categorisationId } };
+    return this.core.call<{ transactions: Transaction[] }>('getCategorisedTransactions', parts, options);
   }
 }

@@ -1,6 +1,6 @@
 import type { ConstraintsQuery, Institution, InstitutionConstraint } from './upstream.types.js';
 import type { UpstreamClientCore } from './upstream-client.core.js';
-import { type CallOptions, segment } from './upstream-request.js';
+import type { CallOptions } from './upstream-request.js';
 
 /** The banks the upstream reaches and what each requires of a call: `upstream.institutions`. */
 export class UpstreamInstitutionsOperations {
@@ -8,16 +8,11 @@ export class UpstreamInstitutionsOperations {
 
   /** GET /institutions. */
   list(options?: CallOptions) {
-    return this.core
-      .send<Institution[]>(
-        { operation: 'getInstitutions', consent: 'none', method: 'GET', path: '/institutions' },
-        options,
-      )
-      .then((result) => {
-        // Ids the upstream itself listed may label breaker metrics; caller-chosen ones may not.
-        if (Array.isArray(result.data)) this.core.rememberInstitutions(result.data.map((i) => i.id));
-        return result;
-      });
+    return this.core.call<Institution[]>('getInstitutions', {}, options).then((result) => {
+      // Ids the upstream itself listed may label breaker metrics; caller-chosen ones may not.
+      if (Array.isArray(result.data)) this.core.rememberInstitutions(result.data.map((i) => i.id));
+      return result;
+    });
   }
 
   /**
@@ -25,15 +20,9 @@ export class UpstreamInstitutionsOperations {
    * (the PSU headers among it). Ids comma-separated, all of the one country.
    */
   getConstraints(kind: 'data' | 'payments', query: ConstraintsQuery, options?: CallOptions) {
-    return this.core.send<InstitutionConstraint[]>(
+    return this.core.call<InstitutionConstraint[]>(
+      kind === 'data' ? 'getAccountConstraintsRulesByInstitution' : 'getPaymentConstraintsRulesByInstitution',
       {
-        operation:
-          kind === 'data'
-            ? 'getAccountConstraintsRulesByInstitution'
-            : 'getPaymentConstraintsRulesByInstitution',
-        consent: 'none',
-        method: 'GET',
-        path: `/institutions/constraints/${kind}`,
         query: {
           institutionIds: query.institutionIds.join(','),
           institutionCountryCode: query.institutionCountryCode,
@@ -48,15 +37,6 @@ export class UpstreamInstitutionsOperations {
 
   /** GET /institutions/{institutionId} (answers the bare institution). */
   get(institutionId: string, options?: CallOptions) {
-    return this.core.send<Institution>(
-      {
-        operation: 'getInstitution',
-        consent: 'none',
-        method: 'GET',
-        path: `/institutions/${segment(institutionId)}`,
-        envelope: 'bare',
-      },
-      options,
-    );
+    return this.core.call<Institution>('getInstitution', { ids: { institutionId } }, options);
   }
 }

@@ -6,7 +6,7 @@ import type {
   PaymentRequest,
 } from './upstream.types.js';
 import type { UpstreamClientCore } from './upstream-client.core.js';
-import { type CallOptions, type ConsentCallOptions, segment } from './upstream-request.js';
+import type { CallOptions, ConsentCallOptions } from './upstream-request.js';
 
 /**
  * The upstream's single payments: the payment's authorisation, then the payment made with its consent
@@ -17,37 +17,17 @@ export class UpstreamPaymentsOperations {
 
   /** POST /payment-auth-requests: a single-use payment consent awaiting the user. */
   createAuthorisation(body: PaymentAuthorisationRequest, options?: CallOptions) {
-    return this.core.send<AuthorisationResponse>(
-      {
-        operation: 'createPaymentAuthorisation',
-        consent: 'none',
-        method: 'POST',
-        path: '/payment-auth-requests',
-        body,
-        institutionId: body.institutionId,
-      },
-      options,
-    );
+    const parts = { body, institutionId: body.institutionId };
+    return this.core.call<AuthorisationResponse>('createPaymentAuthorisation', parts, options);
   }
 
   /** POST /payments. Retried like a safe request: `paymentIdempotencyId` makes a repeat harmless. */
   create(body: PaymentRequest, options: ConsentCallOptions) {
-    return this.core.send<Payment>(
-      { operation: 'createPayment', consent: 'required', method: 'POST', path: '/payments', body },
-      options,
-    );
+    return this.core.call<Payment>('createPayment', { body }, options);
   }
 
   /** GET /payments/{paymentId}/details. */
   getDetails(paymentId: string, options: ConsentCallOptions) {
-    return this.core.send<PaymentDetails>(
-      {
-        operation: 'getPayments',
-        consent: 'required',
-        method: 'GET',
-        path: `/payments/${segment(paymentId)}/details`,
-      },
-      options,
-    );
+    return this.core.call<PaymentDetails>('getPayments', { ids: { paymentId } }, options);
   }
 }

@@ -10,7 +10,7 @@ import type {
   VrpPaymentRequest,
 } from './upstream.types.js';
 import type { UpstreamClientCore } from './upstream-client.core.js';
-import { type CallOptions, type ConsentCallOptions, segment } from './upstream-request.js';
+import type { CallOptions, ConsentCallOptions } from './upstream-request.js';
 
 /**
  * The upstream's variable recurring payments (spec §4.3) and the hosted pages that set them up (§4.6):
@@ -23,112 +23,44 @@ export class UpstreamVrpOperations {
 
   /** POST /variable-recurring-payments/sweeping/consents. */
   createSweepingConsent(body: SweepingVrpConsentRequest, options?: CallOptions) {
-    return this.core.send<SweepingVrpConsent>(
-      {
-        operation: 'createSweepingAuthorisation',
-        consent: 'none',
-        method: 'POST',
-        path: '/variable-recurring-payments/sweeping/consents',
-        body,
-        institutionId: body.institutionId,
-      },
-      options,
-    );
+    const parts = { body, institutionId: body.institutionId };
+    return this.core.call<SweepingVrpConsent>('createSweepingAuthorisation', parts, options);
   }
 
   /** GET /variable-recurring-payments/sweeping/consents/{consentId}. */
   getSweepingConsent(consentId: string, options?: CallOptions) {
-    return this.core.send<SweepingVrpConsent>(
-      {
-        operation: 'getSweepingConsentById',
-        consent: 'none',
-        method: 'GET',
-        path: `/variable-recurring-payments/sweeping/consents/${segment(consentId)}`,
-      },
-      options,
-    );
+    return this.core.call<SweepingVrpConsent>('getSweepingConsentById', { ids: { consentId } }, options);
   }
 
   /** GET /variable-recurring-payments/commercial/consents/{consentId}. */
   getCommercialConsent(consentId: string, options?: CallOptions) {
-    return this.core.send<SweepingVrpConsent>(
-      {
-        operation: 'getCommercialVrpConsentById',
-        consent: 'none',
-        method: 'GET',
-        path: `/variable-recurring-payments/commercial/consents/${segment(consentId)}`,
-      },
-      options,
-    );
+    return this.core.call<SweepingVrpConsent>('getCommercialVrpConsentById', { ids: { consentId } }, options);
   }
 
   /** POST /variable-recurring-payments/funds-confirmation. */
   confirmFunds(body: VrpFundsConfirmationRequest, options: ConsentCallOptions) {
-    return this.core.send<VrpFundsConfirmation>(
-      {
-        operation: 'createVrpFundsConfirmation',
-        consent: 'required',
-        method: 'POST',
-        path: '/variable-recurring-payments/funds-confirmation',
-        body,
-      },
-      options,
-    );
+    return this.core.call<VrpFundsConfirmation>('createVrpFundsConfirmation', { body }, options);
   }
 
   /** POST /variable-recurring-payments/payments. Retried thanks to `paymentIdempotencyId`. */
   createPayment(body: VrpPaymentRequest, options: ConsentCallOptions) {
-    return this.core.send<VrpPayment>(
-      {
-        operation: 'createVrpPayment',
-        consent: 'required',
-        method: 'POST',
-        path: '/variable-recurring-payments/payments',
-        body,
-      },
-      options,
-    );
+    return this.core.call<VrpPayment>('createVrpPayment', { body }, options);
   }
 
   /** GET /variable-recurring-payments/payments/{paymentId}/details. */
   getPaymentDetails(paymentId: string, options: ConsentCallOptions) {
-    return this.core.send<VrpPayment>(
-      {
-        operation: 'getVrpPaymentDetails',
-        consent: 'required',
-        method: 'GET',
-        path: `/variable-recurring-payments/payments/${segment(paymentId)}/details`,
-      },
-      options,
-    );
+    return this.core.call<VrpPayment>('getVrpPaymentDetails', { ids: { paymentId } }, options);
   }
 
   // ---- 4.6 hosted pages -----------------------------------------------------------------------------
 
   /** POST /hosted/vrp-requests/commercial (its shape from the upstream's OpenAPI: the spec shows none). */
   createCommercialRequest(body: HostedVrpRequestCreate, options?: CallOptions) {
-    return this.core.send<HostedVrpRequestCreated>(
-      {
-        operation: 'postHostedCommercialVrpRequest',
-        consent: 'none',
-        method: 'POST',
-        path: '/hosted/vrp-requests/commercial',
-        body,
-      },
-      options,
-    );
+    return this.core.call<HostedVrpRequestCreated>('postHostedCommercialVrpRequest', { body }, options);
   }
 
   /** GET /hosted/vrp-requests/commercial/{requestId}. */
   getCommercialRequest(requestId: string, options?: CallOptions) {
-    return this.core.send<HostedVrpRequest>(
-      {
-        operation: 'getHostedVrpRequest',
-        consent: 'none',
-        method: 'GET',
-        path: `/hosted/vrp-requests/commercial/${segment(requestId)}`,
-      },
-      options,
-    );
+    return this.core.call<HostedVrpRequest>('getHostedVrpRequest', { ids: { requestId } }, options);
   }
 }

@@ -7,7 +7,7 @@ import type {
   WebhookCategory,
 } from './upstream.types.js';
 import type { UpstreamClientCore } from './upstream-client.core.js';
-import { type CallOptions, segment } from './upstream-request.js';
+import type { CallOptions } from './upstream-request.js';
 
 /**
  * How the upstream tells the BFF of events (spec §4.7): webhooks, and the deprecated notification
@@ -18,58 +18,32 @@ export class UpstreamWebhooksOperations {
 
   /** GET /notifications/event-subscriptions. */
   listEventSubscriptions(options?: CallOptions) {
-    return this.core.send<EventSubscription[]>(
-      {
-        operation: 'getEventSubscriptions',
-        consent: 'none',
-        method: 'GET',
-        path: '/notifications/event-subscriptions',
-      },
-      options,
-    );
+    return this.core.call<EventSubscription[]>('getEventSubscriptions', {}, options);
   }
 
   /** DELETE /notifications/event-subscriptions/{eventTypeId}. */
   deleteEventSubscription(eventTypeId: string, options?: CallOptions) {
-    return this.core.send<EventSubscription & { deleteStatus?: string }>(
-      {
-        operation: 'deleteEventSubscriptionById',
-        consent: 'none',
-        method: 'DELETE',
-        path: `/notifications/event-subscriptions/${segment(eventTypeId)}`,
-        goneOnRetry: { eventTypeId, deleteStatus: 'SUCCESS' },
-      },
+    const parts = { ids: { eventTypeId }, goneOnRetry: { eventTypeId, deleteStatus: 'SUCCESS' } };
+    return this.core.call<EventSubscription & { deleteStatus?: string }>(
+      'deleteEventSubscriptionById',
+      parts,
       options,
     );
   }
 
   /** GET /webhook/events/categories (the answer's meta member is called `metadata`). */
   getCategories(options?: CallOptions) {
-    return this.core.send<{ categories: WebhookCategory[] }>(
-      {
-        operation: 'getWebhookCategories',
-        consent: 'none',
-        method: 'GET',
-        path: '/webhook/events/categories',
-      },
-      options,
-    );
+    return this.core.call<{ categories: WebhookCategory[] }>('getWebhookCategories', {}, options);
   }
 
   /** POST /webhook/events. The answer's `webhookSecret` is shown once: store it before anything else. */
   register(body: RegisterWebhookRequest, options?: CallOptions) {
-    return this.core.send<RegisteredWebhook>(
-      { operation: 'registerWebhook', consent: 'none', method: 'POST', path: '/webhook/events', body },
-      options,
-    );
+    return this.core.call<RegisteredWebhook>('registerWebhook', { body }, options);
   }
 
   /** GET /webhook/events: the registered webhooks. */
   list(options?: CallOptions) {
-    return this.core.send<{ active: Webhook[] }>(
-      { operation: 'getRegisteredWebhooks', consent: 'none', method: 'GET', path: '/webhook/events' },
-      options,
-    );
+    return this.core.call<{ active: Webhook[] }>('getRegisteredWebhooks', {}, options);
   }
 
   /**
@@ -77,29 +51,12 @@ export class UpstreamWebhooksOperations {
    * keeps signing deliveries beside the new one for `delay` seconds.
    */
   resetSecret(webhookId: string, body: ResetWebhookSecretRequest, options?: CallOptions) {
-    return this.core.send<RegisteredWebhook>(
-      {
-        operation: 'resetWebhookSecret',
-        consent: 'none',
-        method: 'POST',
-        path: `/webhook/secrets/${segment(webhookId)}`,
-        body,
-      },
-      options,
-    );
+    return this.core.call<RegisteredWebhook>('resetWebhookSecret', { ids: { webhookId }, body }, options);
   }
 
   /** DELETE /webhook/events/{webhookId}. */
   delete(webhookId: string, options?: CallOptions) {
-    return this.core.send<Webhook>(
-      {
-        operation: 'deleteWebhook',
-        consent: 'none',
-        method: 'DELETE',
-        path: `/webhook/events/${segment(webhookId)}`,
-        goneOnRetry: { id: webhookId },
-      },
-      options,
-    );
+    const parts = { ids: { webhookId }, goneOnRetry: { id: webhookId } };
+    return this.core.call<Webhook>('deleteWebhook', parts, options);
   }
 }

@@ -1,6 +1,7 @@
+import type { UpstreamTransport } from './upstream.transport.js';
 import { UpstreamApplicationsOperations } from './upstream-applications.operations.js';
 import type { AttemptObserver } from './upstream-attempt.observer.js';
-import { UpstreamClientCore, type UpstreamClientOptions } from './upstream-client.core.js';
+import { transportFor, UpstreamClientCore, type UpstreamClientOptions } from './upstream-client.core.js';
 import { UpstreamConsentsOperations } from './upstream-consents.operations.js';
 import { UpstreamDataOperations } from './upstream-data.operations.js';
 import { UpstreamInstitutionsOperations } from './upstream-institutions.operations.js';
@@ -19,8 +20,8 @@ export { RETRY_RULES } from './upstream-retry.rules.js';
  * unwrapped `data` with `tracingId` and `requestId`, or throws {@link UpstreamError}. Paged lists come as
  * async iterators of pages (`…Pages`, `pages`) next to the single-page calls.
  *
- * The groups share one {@link UpstreamClientCore}, so every call of a client goes through one connection
- * pool and one set of breakers whichever group it belongs to.
+ * The groups share one {@link UpstreamClientCore} over the client's one transport, so every call of a
+ * client goes through one connection pool and one set of breakers whichever group it belongs to.
  */
 export class UpstreamClient {
   /** Account authorisations and consents (spec §4.1, §4.8). */
@@ -38,18 +39,19 @@ export class UpstreamClient {
   readonly institutions: UpstreamInstitutionsOperations;
   /** Webhooks and the deprecated event subscriptions (spec §4.7). */
   readonly webhooks: UpstreamWebhooksOperations;
-  private readonly core: UpstreamClientCore;
+  private readonly transport: UpstreamTransport;
 
   constructor(options: UpstreamClientOptions) {
-    this.core = new UpstreamClientCore(options);
-    this.consents = new UpstreamConsentsOperations(this.core);
-    this.data = new UpstreamDataOperations(this.core);
-    this.payments = new UpstreamPaymentsOperations(this.core);
-    this.vrp = new UpstreamVrpOperations(this.core);
-    this.users = new UpstreamUsersOperations(this.core);
-    this.applications = new UpstreamApplicationsOperations(this.core);
-    this.institutions = new UpstreamInstitutionsOperations(this.core);
-    this.webhooks = new UpstreamWebhooksOperations(this.core);
+    this.transport = transportFor(options);
+    const core = new UpstreamClientCore(this.transport);
+    this.consents = new UpstreamConsentsOperations(core);
+    this.data = new UpstreamDataOperations(core);
+    this.payments = new UpstreamPaymentsOperations(core);
+    this.vrp = new UpstreamVrpOperations(core);
+    this.users = new UpstreamUsersOperations(core);
+    this.applications = new UpstreamApplicationsOperations(core);
+    this.institutions = new UpstreamInstitutionsOperations(core);
+    this.webhooks = new UpstreamWebhooksOperations(core);
   }
 
   /**
@@ -57,12 +59,12 @@ export class UpstreamClient {
    * health pages and tests). An institution without a breaker (none failed lately) is `closed`.
    */
   breakerState(institutionId: string): 'closed' | 'open' | 'halfOpen' {
-    return this.core.breakerState(institutionId);
+    return this.transport.breakerState(institutionId);
   }
 
   /** Tells `observer` of every attempt of every call from now on (the upstream call log). */
   observeAttempts(observer: AttemptObserver | undefined): void {
-    this.core.observeAttempts(observer);
+    this.transport.observeAttempts(observer);
   }
 
   /**
@@ -71,11 +73,11 @@ export class UpstreamClient {
    * bank's breaker shows as `other`).
    */
   rememberInstitutions(ids: readonly string[]): void {
-    this.core.rememberInstitutions(ids);
+    this.transport.rememberInstitutions(ids);
   }
 
   /** Closes the connection pool; in-flight calls finish first. */
   close(): Promise<void> {
-    return this.core.close();
+    return this.transport.close();
   }
 }

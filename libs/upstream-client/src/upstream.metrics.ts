@@ -29,29 +29,15 @@ export class UpstreamMetrics {
   constructor(registry: Registry) {
     this.breakerSources = breakerSources.get(registry) ?? new Set();
     breakerSources.set(registry, this.breakerSources);
-    this.duration = reuse(
+    this.duration = latencyByOutcome(
       registry,
       'upstream_request_duration_seconds',
-      () =>
-        new Histogram({
-          name: 'upstream_request_duration_seconds',
-          help: 'Upstream call latency per operation, retries included, by outcome (success or error kind).',
-          labelNames: ['operation', 'outcome'],
-          buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-          registers: [registry],
-        }),
+      'Upstream call latency per operation, retries included, by outcome (success or error kind).',
     );
-    this.attempts = reuse(
+    this.attempts = latencyByOutcome(
       registry,
       'upstream_attempt_duration_seconds',
-      () =>
-        new Histogram({
-          name: 'upstream_attempt_duration_seconds',
-          help: 'One HTTP exchange with the upstream (queue wait included, retry waits not), by outcome.',
-          labelNames: ['operation', 'outcome'],
-          buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-          registers: [registry],
-        }),
+      'One HTTP exchange with the upstream (queue wait included, retry waits not), by outcome.',
     );
     this.retries = reuse(
       registry,
@@ -140,4 +126,24 @@ export class UpstreamMetrics {
 /** A second client on the same registry shares the metrics instead of failing on a duplicate name. */
 function reuse<M>(registry: Registry, name: string, create: () => M): M {
   return (registry.getSingleMetric(name) as M | undefined) ?? create();
+}
+
+/** A latency histogram by operation and outcome; a call's and an attempt's share buckets, to be compared. */
+function latencyByOutcome(
+  registry: Registry,
+  name: string,
+  help: string,
+): Histogram<'operation' | 'outcome'> {
+  return reuse(
+    registry,
+    name,
+    () =>
+      new Histogram({
+        name,
+        help,
+        labelNames: ['operation', 'outcome'],
+        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+        registers: [registry],
+      }),
+  );
 }

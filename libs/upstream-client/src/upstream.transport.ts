@@ -3,15 +3,15 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as wait } from 'node:timers/promises';
 import { type Dispatcher, Pool } from 'undici';
 import { currentRequestId } from '#libs/context';
-import type { AppLogger } from '#libs/observability';
 import { Breakers, merchantOf } from './upstream.breakers.js';
 import { UpstreamError } from './upstream.error.js';
 import type { UpstreamMetrics } from './upstream.metrics.js';
-import type { ApiVersion, UpstreamResult } from './upstream.types.js';
+import type { UpstreamResult } from './upstream.types.js';
 import { type AttemptObserver, failedAttempt, watchAttempt } from './upstream-attempt.observer.js';
 import { AttemptTimer, dispatchNotifier } from './upstream-attempt.timer.js';
 import { BodyTooLarge, readCapped } from './upstream-body.reader.js';
 import { type BreakerOptions, type BreakerState } from './upstream-breaker.js';
+import type { UpstreamClientOptions } from './upstream-client.core.js';
 import { upstreamErrorFromResponse } from './upstream-error.parser.js';
 import { InstitutionLabels, rateLimitSource } from './upstream-institution.labels.js';
 import {
@@ -30,19 +30,16 @@ import {
 } from './upstream-request.js';
 import { RetryBackoff, retryDelayMs, type RetryOptions, shouldRetry } from './upstream-resilience.policy.js';
 
-export interface TransportOptions {
-  baseUrl: string;
-  applicationId: string;
-  applicationSecret: string;
-  apiVersion: ApiVersion;
-  timeoutMs: number;
-  deadlineMs?: number;
+/** The client's options as UpstreamClientCore resolves them: every default filled in, its metrics made. */
+export interface TransportOptions extends Pick<
+  UpstreamClientOptions,
+  'baseUrl' | 'applicationId' | 'applicationSecret' | 'apiVersion' | 'timeoutMs' | 'deadlineMs' | 'logger'
+> {
   connections: number;
   keepAliveTimeoutMs: number;
   retry: RetryOptions;
   breaker: BreakerOptions | false;
   bodyLimits: BodyLimits;
-  logger?: AppLogger;
   metrics?: UpstreamMetrics;
 }
 

@@ -4,6 +4,7 @@ import { type TenantCaller, tenantOf } from '#libs/context';
 import { UnattendedReadsService } from '#libs/domain/accounts';
 import { invalidRequest } from '#libs/errors';
 import {
+  cursorOf,
   type PsuHeaders,
   type Transaction,
   UPSTREAM_CLIENT,
@@ -35,20 +36,6 @@ export interface LiveTransactionsQuery {
   from?: string;
   before?: string;
   cursor?: string;
-}
-
-/**
- * The upstream cursor in a `links.next`: servers send a URL or the bare cursor. Only the cursor is kept,
- * never the link's host, so a crafted link cannot send the consent token elsewhere.
- */
-function cursorOf(link: string | undefined): string | undefined {
-  if (!link) return undefined;
-  if (!/^https?:\/\//i.test(link)) return link;
-  try {
-    return new URL(link).searchParams.get('cursor') || undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -228,6 +215,8 @@ export class FinancialDataService {
         const page = unattended
           ? await this.unattended.read(tenantOf(caller), accountId, call)
           : await call();
+        // Only the cursor of `links.next` is kept, never the link's host: a crafted link cannot send the
+        // consent token elsewhere.
         const next = cursorOf(page.links?.next);
         // Keys before serving: a record without id or hash is keyed by a hash of it as the bank gave it.
         const keys = page.data.map((tx) => dedupeKeyOf(tx));

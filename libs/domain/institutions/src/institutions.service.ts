@@ -12,14 +12,8 @@ import {
 } from './institution.repository.js';
 import { constraintsOf } from './psu-constraints.js';
 
-export interface InstitutionView {
-  id: string;
-  name: string;
-  fullName: string | null;
-  countries: string[];
-  features: string[];
-  environmentType: string | null;
-  credentialsType: string | null;
+/** An institution as served: what is stored of it, and what its features and constraints mean for a user. */
+export interface InstitutionView extends Omit<InstitutionRecord, 'raw' | 'constraints'> {
   /** How a user can connect it, from its features: the bank's own page, or credentials on ours. */
   flows: ConnectionFlow[];
   /** The PSU headers it requires, from its constraints (none while they are unknown). */

@@ -46,6 +46,12 @@ export interface ParkedPaymentView {
   userReference: string;
 }
 
+/** What a payment, single or VRP, is stored with when it is made: the bank is told the same. */
+export type NewPayment = Pick<
+  PaymentWork,
+  'consentId' | 'paymentIdempotencyId' | 'amount' | 'currency' | 'reference' | 'payee'
+>;
+
 /** A payment as the submission and the status poll need it. */
 export interface PaymentWork {
   id: string;

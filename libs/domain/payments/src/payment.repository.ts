@@ -4,7 +4,7 @@ import { DatabasePool } from '#libs/database';
 import { PAYMENT_SQL, toPaymentView, toWork } from './payment.statements.js';
 import { CLAIM_LEASE_SECONDS } from './payment-claim-lease.js';
 import { FINAL_PAYMENT_STATUSES } from './payment-status.js';
-import type { PaymentView, PaymentWork } from './payment-views.js';
+import type { NewPayment, PaymentView, PaymentWork } from './payment-views.js';
 
 export { PAYMENT_SQL, toPaymentView, VIEW_COLUMNS, type ViewRow } from './payment.statements.js';
 export type { ParkedPaymentView, PaymentView, PaymentWork } from './payment-views.js';
@@ -21,13 +21,7 @@ export class PaymentRepository {
   /** A single payment awaiting its consent's authorisation; its idempotency id is reused by every submission. */
   async createSingle(
     merchantId: MerchantId,
-    input: {
-      consentId: string;
-      paymentIdempotencyId: string;
-      amount: string;
-      currency: string;
-      reference: string | null;
-      payee: unknown;
+    input: NewPayment & {
       /** When the user's chance to approve it is over: the status poll then ends it EXPIRED. */
       authorisationWindowSeconds: number;
     },

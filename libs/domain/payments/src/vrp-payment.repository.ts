@@ -6,6 +6,7 @@ import { DomainError, ErrorCode } from '#libs/errors';
 import { type PaymentWork } from './payment.repository.js';
 import { decimalsOf } from './payment-amount.js';
 import { NOT_PAID_STATUSES, PaymentStatus } from './payment-status.js';
+import type { NewPayment } from './payment-views.js';
 import type { PeriodLimit } from './vrp-period-limit.js';
 
 /** One periodic limit in its current period: the limit, what was paid against it, and what is left. */
@@ -64,13 +65,7 @@ export const VRP_PAYMENT_SQL = {
 };
 
 /** A VRP payment to reserve, as the merchant asked for it. */
-interface ReserveRequest {
-  consentId: string;
-  amount: string;
-  currency: string;
-  reference: string | null;
-  payee: unknown;
-  paymentIdempotencyId: string;
+interface ReserveRequest extends NewPayment {
   limitsAt: (now: Date) => PeriodLimit[];
   now?: Date;
   /** How long the request has to hand the payment to the bank before the status poll does it instead. */
@@ -171,15 +166,7 @@ export class VrpPaymentRepository {
   }
 
   private work(
-    input: {
-      merchantId: string;
-      consentId: string;
-      paymentIdempotencyId: string;
-      amount: string;
-      currency: string;
-      reference: string | null;
-      payee: unknown;
-    },
+    input: NewPayment & { merchantId: string },
     id: string,
     createdAt: Date,
     status: string,
