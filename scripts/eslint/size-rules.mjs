@@ -27,7 +27,6 @@ export const LONG_FUNCTIONS = {
   'libs/upstream-client/src/upstream.metrics.ts': REGISTRY,
   'libs/config/src/config.ts': 'configOf maps every setting to the typed object in one place: a table',
   'apps/sandbox/src/data/fixture-drafts.ts': 'a fixture account written out field by field: data',
-  'apps/sandbox/src/data/fixture-generator.ts': 'a savings plan written out step by step: data',
   'apps/sandbox/src/data/wire-format.ts': "a transaction's wire form, field by field in the upstream's order",
 };
 
