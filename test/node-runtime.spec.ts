@@ -67,6 +67,19 @@ describe('the pinned Node.js runtime', () => {
     for (const image of images) expect(image).toBe(`node:${linux?.version}-bookworm-slim`);
   });
 
+  it("tells in the README each platform's pinned version where they differ", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    const said = {
+      linux: /([\d.]+) on Linux/,
+      'darwin-x64': /([\d.]+) for Intel Macs/,
+      'darwin-arm64': /([\d.]+) for Apple silicon/,
+    };
+    for (const [platform, arch] of PLATFORMS) {
+      const pattern = platform === 'linux' ? said.linux : said[`darwin-${arch}`];
+      expect(pattern.exec(readme)?.[1], `${platform}-${arch}`).toBe(pinnedFor(lock, platform, arch)?.version);
+    }
+  });
+
   it('is what this test runs on', () => {
     // npm test runs vitest on the runtime (NODE_RUNTIME=system: the machine's own Node).
     const runtime = resolveRuntime(ROOT);
