@@ -82,7 +82,9 @@ async function pacedRounds({ load, options, progress }, targets, rateOf, acc) {
       const result = await load('load', { ...job, durationMs: pacing.pacedMs * 1.5, requests: slots });
       if (result.errorCount > 0) throw failureOf(t.label, result);
       const a = acc.get(t.key);
-      a.cpuUs += t.cpu() - cpuBefore;
+      const cpuUs = t.cpu() - cpuBefore;
+      a.cpuUs += cpuUs;
+      a.cpuUsByRound.push(Math.round(cpuUs / Math.max(1, result.completed)));
       a.collectedMiB += (t.collected?.() ?? 0) - collectedBefore;
       a.pacedRequests += result.completed;
       a.paced.push((result.completed * 1000) / result.elapsedMs);
@@ -138,6 +140,7 @@ export async function measureRounds({ load, options, progress }, targets) {
         collectedMiB: 0,
         pacedRequests: 0,
         paced: [],
+        cpuUsByRound: [],
         settleCpuMsPerS: [],
       },
     ]),
@@ -222,6 +225,8 @@ export async function measureRounds({ load, options, progress }, targets) {
       // the paced rounds achieved of it (pace.held false: the figure is refused).
       cpuAtRate: a.pacedRequests ? rateOf(t) : null,
       pace: paceOf(a.pacedRequests ? rateOf(t) : 0, a.paced),
+      // Each paced round's own CPU per request: a round far from the others (a collection, a neighbour) shows.
+      cpuUsByRound: a.cpuUsByRound,
       // Its process's CPU ms each second after the full-speed rounds, until it went quiet (paced only).
       settleCpuMsPerS: a.settleCpuMsPerS,
     };

@@ -35,8 +35,12 @@ export function applyRuntimeFlags(options: { leanHeap: boolean }): void {
   sizesBeforeStart = sizesNow();
 }
 
-/** Busy below this share of the interval counts as idle. */
-const IDLE_UTILISATION = 0.05;
+/**
+ * Busy below this share of the interval counts as idle. An idle api is near 0.4%; at 5%, an interval that
+ * was mostly quiet but ended in a light load (a few hundred small reads a second) counted as idle, and the
+ * trim's 250 ms collection landed in the load.
+ */
+const IDLE_UTILISATION = 0.01;
 /** Heap or RSS grown by at least this much since the last trim is worth one. */
 const GROWTH_BYTES = 32 * 1024 * 1024;
 
