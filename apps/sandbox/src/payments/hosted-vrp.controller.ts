@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Ctx, envelope, type SandboxContext } from '../core/index.js';
 import { HostedVrpService } from './hosted-vrp.service.js';
-import { HostedVrpRequestDto } from './payments.dto.js';
+import { HostedVrpRequestDto } from './vrp.dto.js';
 
 /** Hosted commercial VRP requests (upstream spec §2.10, 4.6). */
 @Controller('hosted/vrp-requests/commercial')

@@ -9,8 +9,8 @@ import {
   SandboxError,
 } from '../core/index.js';
 import { PaymentConsentsService } from './payment-consents.service.js';
-import type { HostedVrpRequestDto } from './payments.dto.js';
 import { type HostedVrpRequestRecord, PaymentsStore } from './payments.store.js';
+import type { HostedVrpRequestDto } from './vrp.dto.js';
 import { VrpConsentsService } from './vrp-consents.service.js';
 
 /** How long the PSU has to complete a hosted VRP request before it becomes `expired`. */

@@ -10,7 +10,8 @@ import {
   UsersStore,
   type WireAmount,
 } from '../core/index.js';
-import type { PayeeDto, PayerDto, VrpAlignment, VrpFrequency } from './payments.dto.js';
+import type { PayeeDto, PayerDto } from './payments.dto.js';
+import type { VrpAlignment, VrpFrequency } from './vrp.dto.js';
 
 /** What `details` holds on a PAYMENT consent: the authorised payment request, in its wire form. */
 export interface PaymentConsentDetails {

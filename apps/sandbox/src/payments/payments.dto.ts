@@ -13,14 +13,16 @@ import {
   IsOptional,
   IsString,
   IsUUID,
-  Length,
   Matches,
   MaxLength,
   ValidateNested,
 } from 'class-validator';
 import { IsCallbackUrl, IsMoneyAmount, OptionalNested, RequiredNested } from '../core/index.js';
 
-/** Request bodies of the payment, VRP and hosted VRP operations, after the upstream's OpenAPI. */
+/**
+ * Request bodies of the single-payment operations, after the upstream's OpenAPI, and the parts the VRP
+ * ones (vrp.dto.ts) share with them: amounts, payee and payer, the authorisation request's fields.
+ */
 
 export const ACCOUNT_IDENTIFICATION_TYPES = [
   'SORT_CODE',
@@ -74,10 +76,6 @@ export const PAYMENT_CONTEXT_TYPES = [
 ] as const;
 
 export const PSU_AUTHENTICATION_METHODS = ['SCA_REQUIRED', 'SCA_NOT_REQUIRED'] as const;
-export const VRP_FREQUENCIES = ['DAILY', 'WEEKLY', 'EVERY_TWO_WEEKS', 'MONTHLY', 'YEARLY'] as const;
-export const VRP_ALIGNMENTS = ['CONSENT', 'CALENDAR'] as const;
-export type VrpFrequency = (typeof VRP_FREQUENCIES)[number];
-export type VrpAlignment = (typeof VRP_ALIGNMENTS)[number];
 
 /** Terminal statuses the control API may force a payment into. */
 export const FORCEABLE_PAYMENT_STATUSES = ['COMPLETED', 'FAILED', 'DECLINED', 'EXPIRED'] as const;
@@ -178,7 +176,7 @@ export class RedirectDto {
 }
 
 /** The user and redirect fields every authorisation request shares. */
-class AuthorisationRequestBase {
+export class AuthorisationRequestBase {
   @IsOptional() @IsUUID() userUuid?: string;
   @IsOptional() @IsString() @IsNotEmpty() @MaxLength(250) applicationUserId?: string;
 
@@ -203,131 +201,6 @@ class AuthorisationRequestBase {
 
 export class PaymentAuthorisationRequestDto extends AuthorisationRequestBase {
   @RequiredNested(() => PaymentRequestDto) paymentRequest: PaymentRequestDto;
-}
-
-export class VrpPeriodicLimitDto {
-  @IsDefined() @IsIn(VRP_FREQUENCIES) frequency: VrpFrequency;
-
-  @RequiredNested(() => AmountDto) totalMaxAmount: AmountDto;
-
-  @IsDefined() @IsIn(VRP_ALIGNMENTS) alignment: VrpAlignment;
-}
-
-export class VrpControlParametersDto {
-  @IsDefined()
-  @IsArray()
-  @ArrayMinSize(1)
-  @IsIn(PSU_AUTHENTICATION_METHODS, { each: true })
-  psuAuthenticationMethods: string[];
-
-  @RequiredNested(() => AmountDto) maxAmountPerPayment: AmountDto;
-
-  @IsDefined()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(5)
-  @ValidateNested({ each: true })
-  @Type(() => VrpPeriodicLimitDto)
-  periodicLimits: VrpPeriodicLimitDto[];
-
-  @IsOptional() @IsISO8601() validFrom?: string;
-  @IsOptional() @IsISO8601() validTo?: string;
-}
-
-export class VrpInitiationDetailsDto {
-  @IsOptional() @IsString() @MaxLength(18) reference?: string;
-
-  @OptionalNested(() => PayerDto) payer?: PayerDto;
-
-  @OptionalNested(() => PayeeDto) payee?: PayeeDto;
-
-  @IsOptional() @IsObject() ultimatePayer?: Record<string, unknown>;
-  @IsOptional() @IsObject() ultimatePayee?: Record<string, unknown>;
-}
-
-export class VrpSweepingAuthorisationRequestDto extends AuthorisationRequestBase {
-  @RequiredNested(() => VrpControlParametersDto) controlParameters: VrpControlParametersDto;
-
-  @RequiredNested(() => VrpInitiationDetailsDto) initiationDetails: VrpInitiationDetailsDto;
-
-  @IsOptional() @IsObject() complianceData?: Record<string, unknown>;
-}
-
-export class VrpFundsConfirmationRequestDto {
-  @IsOptional() @IsString() @MaxLength(18) reference?: string;
-
-  @RequiredNested(() => AmountDto) paymentAmount: AmountDto;
-}
-
-export class VrpSubmissionRequestDto {
-  @IsDefined()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(35)
-  paymentIdempotencyId: string;
-
-  @IsDefined() @IsIn(PSU_AUTHENTICATION_METHODS) psuAuthenticationMethod: string;
-  @IsOptional() @IsIn(['PSU_PRESENT', 'PSU_NOT_PRESENT']) psuInteractionType?: string;
-
-  @RequiredNested(() => AmountDto) paymentAmount: AmountDto;
-}
-
-export class HostedInstitutionIdentifiersDto {
-  @IsDefined()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
-  institutionId: string;
-
-  @IsOptional() @IsString() @Length(2, 2) institutionCountryCode?: string;
-}
-
-export class HostedVrpPeriodicLimitDto {
-  @IsDefined() @IsIn(VRP_FREQUENCIES) frequency: VrpFrequency;
-
-  @RequiredNested(() => AmountDto) totalMaxAmount: AmountDto;
-}
-
-export class HostedVrpControlParametersDto {
-  @RequiredNested(() => AmountDto) maxAmountPerPayment: AmountDto;
-
-  @RequiredNested(() => HostedVrpPeriodicLimitDto) periodicLimit: HostedVrpPeriodicLimitDto;
-
-  @IsOptional() @IsISO8601() validFrom?: string;
-  @IsOptional() @IsISO8601() validTo?: string;
-}
-
-export class HostedVrpRiskDetailsDto {
-  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(50) paymentContextCode: string;
-  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(10) paymentPurposeCode: string;
-  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(10) categoryPurposeCode: string;
-  @IsDefined() @IsString() @IsNotEmpty() @MaxLength(100) merchantCustomerId: string;
-  @IsDefined() @IsBoolean() isPayeePrepopulated: boolean;
-  @IsOptional() @IsString() @MaxLength(50) payeeAccountType?: string;
-}
-
-export class HostedVrpRequestDto {
-  @IsOptional() @IsUUID() userId?: string;
-
-  @IsDefined()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(250)
-  applicationUserId: string;
-
-  @IsOptional() @IsObject() userSettings?: { language?: string; location?: string };
-
-  @RequiredNested(() => HostedInstitutionIdentifiersDto)
-  institutionIdentifiers: HostedInstitutionIdentifiersDto;
-
-  @RequiredNested(() => HostedVrpControlParametersDto) controlParameters: HostedVrpControlParametersDto;
-
-  @OptionalNested(() => VrpInitiationDetailsDto) initiationDetails?: VrpInitiationDetailsDto;
-
-  @IsDefined() @IsCallbackUrl() redirectUrl: string;
-  @IsOptional() @IsBoolean() oneTimeToken?: boolean;
-
-  @RequiredNested(() => HostedVrpRiskDetailsDto) riskDetails: HostedVrpRiskDetailsDto;
 }
 
 export class ForcePaymentStatusDto {

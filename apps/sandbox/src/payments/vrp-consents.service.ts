@@ -20,8 +20,8 @@ import {
   type VrpConsentDetails,
   type VrpControlParameters,
 } from './payment-consents.service.js';
-import type { VrpInitiationDetailsDto, VrpSweepingAuthorisationRequestDto } from './payments.dto.js';
 import { checkDomesticPayee } from './payments.service.js';
+import type { VrpInitiationDetailsDto, VrpSweepingAuthorisationRequestDto } from './vrp.dto.js';
 
 const FEATURES = {
   SWEEPING: {

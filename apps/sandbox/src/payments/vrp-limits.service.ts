@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { formatMinor, SandboxError, toMinor, type WireAmount } from '../core/index.js';
-import type { VrpAlignment, VrpFrequency } from './payments.dto.js';
+import type { VrpAlignment, VrpFrequency } from './vrp.dto.js';
 
 const DAY_MS = 86_400_000;
 

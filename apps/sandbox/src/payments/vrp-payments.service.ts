@@ -12,8 +12,8 @@ import {
 } from '../core/index.js';
 import { PaymentConsentsService, type VrpConsentDetails } from './payment-consents.service.js';
 import { PAYER_AVAILABLE_BALANCE, PaymentLifecycleService } from './payment-lifecycle.service.js';
-import type { VrpFundsConfirmationRequestDto, VrpSubmissionRequestDto } from './payments.dto.js';
 import { idempotencyConflict, madeUnder, type PaymentRecord, PaymentsStore } from './payments.store.js';
+import type { VrpFundsConfirmationRequestDto, VrpSubmissionRequestDto } from './vrp.dto.js';
 import { VrpConsentsService } from './vrp-consents.service.js';
 import { VrpLimitsService } from './vrp-limits.service.js';
 

@@ -7,7 +7,7 @@ import {
   VrpFundsConfirmationRequestDto,
   VrpSubmissionRequestDto,
   VrpSweepingAuthorisationRequestDto,
-} from './payments.dto.js';
+} from './vrp.dto.js';
 import { VrpConsentsService } from './vrp-consents.service.js';
 import { VrpPaymentsService } from './vrp-payments.service.js';
 
