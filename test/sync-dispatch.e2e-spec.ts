@@ -1,16 +1,22 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '#libs/database';
+import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { SyncDispatcherService } from '#libs/domain/sync';
+import { FIRST_SYNC_ASKED_WITHIN_MS } from '#libs/domain/sync-runs';
 import { UserRepository } from '#libs/domain/users';
 import { QueueName } from '#libs/queue';
 import {
+  bankRedirect,
   createConsentRow,
   createDueAccounts,
   createMerchant,
   createUser,
+  dataOf,
   eventually,
+  onboard,
   type Stack,
   tuned,
   useStack,
@@ -83,4 +89,55 @@ describe('sync dispatcher: due accounts in batches, one job per account however 
     expect(runs).toHaveLength(2500);
     expect(runs.every((r) => r.status === 'QUEUED' && r.trigger === 'SCHEDULED')).toBe(true);
   }, 60_000);
+
+  it("leaves a just-authorised consent's accounts to its first syncs, and finds them should those be lost", async () => {
+    const tenant = await onboard(stack);
+    const consent = dataOf<{ id: string; authorisationUrl: string }>(
+      await tenant.client.post(`/v1/users/${tenant.userId}/consents`, {
+        institutionId: 'sandbox-redirect',
+        redirectUrl: 'https://app.merchant.example/banks/done',
+      }),
+      201,
+    );
+    const apps = { apiUrl: api.url, sandboxUrl: stack.sandbox.url };
+    const callback = await bankRedirect(apps, consent.authorisationUrl);
+    // The authorisation places the accounts, commits, then asks for their first syncs on the user's behalf
+    // (back from the bank in their browser). Held here, that ask cannot open their runs.
+    const hold = new pg.Client({ connectionString: stack.databaseUrl });
+    await hold.connect();
+    try {
+      await hold.query('BEGIN');
+      await hold.query('LOCK TABLE sync_runs IN SHARE MODE');
+      const back = fetch(callback, { redirect: 'manual' });
+      await eventually('the first syncs asked for, held', async () => {
+        const { rows } = await hold.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        return rows.length > 0 ? true : undefined;
+      });
+      // A dispatcher round now would read the bank without the user (one of its daily reads): none is due.
+      const syncState = worker.app.get(AccountSyncStateRepository);
+      const placed = await prisma.account.findMany({
+        where: { consentId: consent.id },
+        select: { id: true },
+      });
+      expect(placed.length).toBeGreaterThan(0);
+      const dueIn = async (ms: number) =>
+        (await syncState.dueForSync(new Date(Date.now() + ms), null, 10_000)).filter((a) =>
+          placed.some((p) => p.id === a.accountId),
+        ).length;
+      expect(await dueIn(0)).toBe(0);
+      // Should the ask be lost, the dispatcher finds them a little later.
+      expect(await dueIn(FIRST_SYNC_ASKED_WITHIN_MS + 1_000)).toBe(placed.length);
+      await hold.query('COMMIT');
+      const answer = await back;
+      await answer.arrayBuffer();
+      expect(answer.status).toBe(302);
+    } finally {
+      await hold.end();
+    }
+    const runs = await prisma.syncRun.findMany({ where: { account: { consentId: consent.id } } });
+    expect(runs.map((r) => r.trigger)).toEqual(runs.map(() => 'INITIAL'));
+    expect(runs).toHaveLength(await prisma.account.count({ where: { consentId: consent.id } }));
+  });
 });

@@ -142,12 +142,18 @@ export class AccountSyncStateRepository {
     this.cache.invalidate(merchantId);
   }
 
-  /** The bank's daily allowance of reads of the account without the user is spent until `until`. */
-  async holdForDailyLimit(merchantId: MerchantId, accountId: string, until: Date): Promise<void> {
-    await this.database.rows({
-      ...ACCOUNT_SYNC_STATE_SQL.holdForDailyLimit,
-      values: [accountId, merchantId, until],
-    });
+  /**
+   * The bank's daily allowance of reads of the account without the user is spent until `until`; in `db`'s
+   * transaction when given (a sync's attempt records its failure with it).
+   */
+  async holdForDailyLimit(
+    merchantId: MerchantId,
+    accountId: string,
+    until: Date,
+    db?: pg.PoolClient,
+  ): Promise<void> {
+    const statement = { ...ACCOUNT_SYNC_STATE_SQL.holdForDailyLimit, values: [accountId, merchantId, until] };
+    await (db ? queryOn(db, statement) : this.database.rows(statement));
     this.cache.invalidate(merchantId);
   }
 
@@ -220,14 +226,19 @@ export class AccountSyncStateRepository {
   }
 
   /**
-   * In the consent's authorisation: its accounts due for a sync now. A closed account (the bank no longer
+   * In the consent's authorisation: its accounts due for a sync at `dueAt`. A closed account (the bank no longer
    * lists it) stays stopped, and one being synced at this moment is left to finish. Rows locked in id
    * order, as the placement of a reconnected bank's accounts locks them
    * (AccountPlacementRepository.upsertFromUpstream), which may be moving some of them to another consent
    * right now. The caller invalidates the read cache after it commits.
    */
-  async resumeConsent(merchantId: MerchantId, tx: Tx, consentId: string, now: Date): Promise<void> {
-    await tx.$executeRaw(ACCOUNT_SYNC_STATE_SQL.resumeConsent(merchantId, consentId, now));
+  async resumeConsent(
+    merchantId: MerchantId,
+    tx: Tx,
+    consentId: string,
+    at: { now: Date; dueAt: Date },
+  ): Promise<void> {
+    await tx.$executeRaw(ACCOUNT_SYNC_STATE_SQL.resumeConsent(merchantId, consentId, at.now, at.dueAt));
   }
 
   /**

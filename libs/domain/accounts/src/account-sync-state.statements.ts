@@ -224,7 +224,8 @@ export const ACCOUNT_SYNC_STATE_SQL = {
       merchantId: string,
       consentId: string,
       now: Date,
-    ) => Prisma.sql`UPDATE accounts SET sync_status = 'PENDING', next_sync_at = ${now},
+      dueAt: Date,
+    ) => Prisma.sql`UPDATE accounts SET sync_status = 'PENDING', next_sync_at = ${dueAt},
             last_sync_error = NULL, sync_failing_since = NULL, updated_at = ${now}
           WHERE id IN (SELECT id FROM accounts WHERE merchant_id = ${merchantId}::uuid
               AND consent_id = ${consentId}::uuid ORDER BY id FOR NO KEY UPDATE)

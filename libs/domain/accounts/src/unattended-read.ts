@@ -1,7 +1,6 @@
 import type { MerchantId } from '#libs/context';
 import { msToUtcMidnight } from '#libs/domain/upstream-failures';
 import { UpstreamError } from '#libs/upstream-client';
-import type { AccountSyncStateRepository } from './account-sync-state.repository.js';
 import type { StoredAllowance, UnattendedReadsRepository } from './unattended-reads.repository.js';
 
 /** An account's allowance of reads without the user as merchants see it (`sync.unattendedReads`). */
@@ -46,7 +45,7 @@ export class UnattendedRead {
   private settled = false;
 
   constructor(
-    private readonly owners: { reads: UnattendedReadsRepository; syncState: AccountSyncStateRepository },
+    private readonly reads: UnattendedReadsRepository,
     private readonly merchantId: MerchantId,
     private readonly accountId: string,
     private readonly day: string,
@@ -59,18 +58,14 @@ export class UnattendedRead {
 
   /**
    * The read failed before the bank answered it: given back when the failure shows it was not counted.
-   * The bank's own refusal for its allowance (its count may differ from ours) holds the account until the
-   * bank's Retry-After, else its next UTC day: syncs wait and unattended reads are refused until then.
+   * The bank's own refusal for its allowance (its count may differ from ours) is the caller's to record
+   * (the account held until the bank's Retry-After), with whatever else it writes of the failure.
    */
   async failed(error: unknown): Promise<void> {
     if (this.settled) return;
     this.settled = true;
     if (!bankMayHaveCounted(error)) {
-      await this.owners.reads.giveBack(this.merchantId, this.accountId, this.day);
-    }
-    if (error instanceof UpstreamError && error.kind === 'DAILY_LIMIT') {
-      const until = new Date(Date.now() + (error.retryAfterMs ?? msToUtcMidnight()));
-      await this.owners.syncState.holdForDailyLimit(this.merchantId, this.accountId, until);
+      await this.reads.giveBack(this.merchantId, this.accountId, this.day);
     }
   }
 }

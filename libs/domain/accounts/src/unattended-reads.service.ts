@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
-import { dailyLimitReached } from '#libs/domain/upstream-failures';
+import { bankHoldUntil, dailyLimitReached } from '#libs/domain/upstream-failures';
+import { UpstreamError } from '#libs/upstream-client';
 import { AccountSyncStateRepository } from './account-sync-state.repository.js';
 import { allowanceView, UnattendedRead } from './unattended-read.js';
 import { UnattendedReadsRepository } from './unattended-reads.repository.js';
@@ -31,7 +32,7 @@ export class UnattendedReadsService {
   ): Promise<UnattendedRead | AllowanceSpent> {
     const day = await this.reads.take(merchantId, accountId, now);
     if (day !== null) {
-      return new UnattendedRead({ reads: this.reads, syncState: this.syncState }, merchantId, accountId, day);
+      return new UnattendedRead(this.reads, merchantId, accountId, day);
     }
     const standing = await this.reads.standing(merchantId, accountId);
     const resetsAt = standing ? Date.parse(allowanceView(standing, now.getTime()).resetsAt) : now.getTime();
@@ -51,6 +52,11 @@ export class UnattendedReadsService {
       read.answered();
     } catch (error) {
       await read.failed(error);
+      // The bank's own refusal for its allowance (its count may differ from ours) holds the account until
+      // its Retry-After: syncs wait and reads without the user are refused until then.
+      if (error instanceof UpstreamError && error.kind === 'DAILY_LIMIT') {
+        await this.syncState.holdForDailyLimit(merchantId, accountId, bankHoldUntil(error.retryAfterMs));
+      }
       throw error;
     }
     // Counted: the schedule's next read moves past it (past the day's last, the next day's).

@@ -26,7 +26,7 @@ export class ConsentReadingStartService {
    */
   async start(merchantId: MerchantId, consent: StoredConsent, expiresAt: Date | null, userAddress?: string) {
     await this.scheduleExpiry(merchantId, consent.id, expiresAt);
-    // They are also due now, for the dispatcher to catch should this request be lost.
+    // Made due a little later (FIRST_SYNC_ASKED_WITHIN_MS), for the dispatcher should this request be lost.
     const accounts = await this.syncState.idsOfConsent(merchantId, consent.id);
     await this.syncs.requestInitial(
       accounts.map((accountId) => ({ merchantId: consent.merchantId, accountId })),

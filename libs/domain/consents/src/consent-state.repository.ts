@@ -3,6 +3,7 @@ import type { MerchantId } from '#libs/context';
 import { isTransactionConflict, Prisma, PrismaService, ReadCache } from '#libs/database';
 import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { MerchantEventRepository, type MerchantEventType } from '#libs/domain/events';
+import { FIRST_SYNC_ASKED_WITHIN_MS } from '#libs/domain/sync-runs';
 import { consentEvent } from './consent-events.js';
 import {
   allowedFrom,
@@ -126,7 +127,10 @@ export class ConsentStateRepository {
           await this.announce(merchantId, tx, consentId, 'consent.reauthorisation_not_extended');
         }
         if (result.applied && placeAccounts) await placeAccounts(tx);
-        if (result.applied) await this.syncState.resumeConsent(merchantId, tx, consentId, now);
+        // Due for the dispatcher a little later: the authoriser asks for their first syncs itself once
+        // this commits, on the user's behalf when they are present (FIRST_SYNC_ASKED_WITHIN_MS).
+        const dueAt = new Date(now.getTime() + FIRST_SYNC_ASKED_WITHIN_MS);
+        if (result.applied) await this.syncState.resumeConsent(merchantId, tx, consentId, { now, dueAt });
         return result;
       });
     const write = (async () => {

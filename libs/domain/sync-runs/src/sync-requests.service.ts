@@ -11,6 +11,14 @@ import type { SyncTrigger } from './sync-run.statements.js';
  */
 export const USER_PRESENT_MS = 5 * 60_000;
 
+/**
+ * How long after a consent's authorisation its accounts become due for the dispatcher: the authorisation
+ * asks for their first syncs itself right after it commits (on behalf of the user when they are present),
+ * and a dispatcher round in between would open scheduled runs without them, each one of the bank's daily
+ * reads. Should that request be lost, the dispatcher still starts them, this much later.
+ */
+export const FIRST_SYNC_ASKED_WITHIN_MS = 30_000;
+
 /** The user who asked for a run, present: their address, and until when they count as present. */
 export interface AttendedBy {
   ipAddress: string;
@@ -56,7 +64,7 @@ export class SyncRequestsService {
 
   /**
    * The first sync of a just-authorised consent's accounts, at once. Best effort by design: the accounts
-   * are already due (next_sync_at = now), so if Redis is away the dispatcher starts them on its next round.
+   * are made due shortly after, so if Redis is away the dispatcher starts them on a round after that.
    */
   async requestInitial(
     accounts: readonly { merchantId: string; accountId: string }[],

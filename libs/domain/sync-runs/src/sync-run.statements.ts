@@ -40,8 +40,11 @@ const RUN_COLUMNS = `r.id, r.account_id AS "accountId", r.status, r.trigger, r.r
 /*
  * A run opened on request (first syncs, a merchant's POST …/sync) makes its account say so in the same
  * statement: `syncing` (`pending` before its first sync) and due at the run's first attempt, which is now,
- * so the account, the run and the stored list's meta agree at once (docs/sync.md). The dispatcher's runs
- * are of accounts already due, in batches of thousands: they leave their accounts as they are.
+ * so the account, the run and the stored list's meta agree at once (docs/sync.md). So does a first sync
+ * that finds its account's run still queued (a consent authorised again before that run started): the
+ * authorisation made the account due a little later, for the dispatcher (FIRST_SYNC_ASKED_WITHIN_MS). The
+ * dispatcher's runs are of accounts already due, in batches of thousands: they leave their accounts as
+ * they are.
  */
 const OPEN_RUNS = `WITH fresh AS (
     INSERT INTO sync_runs (id, merchant_id, account_id, active_account_id, trigger, reconnected,
@@ -56,9 +59,13 @@ const OPEN_RUNS = `WITH fresh AS (
   asked AS (
     UPDATE accounts a SET next_sync_at = now(), updated_at = now(),
       sync_status = CASE WHEN a.sync_status IN ('SYNCED', 'FAILED') THEN 'SYNCING' ELSE a.sync_status END
-    FROM fresh
-    WHERE $2::sync_trigger <> 'SCHEDULED' AND a.id = fresh.account_id AND a.merchant_id = fresh.merchant_id
-      AND a.sync_status <> 'STOPPED')
+    FROM (SELECT account_id, merchant_id FROM fresh
+      UNION ALL
+      SELECT s.account_id, s.merchant_id FROM sync_runs s
+      WHERE $2::sync_trigger = 'INITIAL' AND s.active_account_id = ANY($3::uuid[]) AND s.status = 'QUEUED'
+    ) AS asked_for
+    WHERE $2::sync_trigger <> 'SCHEDULED' AND a.id = asked_for.account_id
+      AND a.merchant_id = asked_for.merchant_id AND a.sync_status <> 'STOPPED')
   SELECT id, account_id AS "accountId", true AS created FROM fresh
   UNION ALL
   SELECT s.id, s.account_id AS "accountId", false AS created FROM sync_runs s

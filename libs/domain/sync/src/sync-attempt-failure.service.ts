@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AccountSyncStateRepository, type SyncTarget } from '#libs/domain/accounts';
+import type { SyncTarget } from '#libs/domain/accounts';
 import { consentGoneOnError, ConsentStateRepository } from '#libs/domain/consents';
 import { RunSupersededError } from '#libs/domain/sync-runs';
-import { msToUtcMidnight } from '#libs/domain/upstream-failures';
+import { bankHoldUntil } from '#libs/domain/upstream-failures';
 import { type AppLogger, LOGGER } from '#libs/observability';
 import { UpstreamError } from '#libs/upstream-client';
 import type { AttemptPlan } from './account-sync.service.js';
@@ -21,7 +21,6 @@ export class SyncAttemptFailureService {
     @Inject(LOGGER) private readonly logger: AppLogger,
     private readonly consentState: ConsentStateRepository,
     private readonly ending: SyncRunEndingService,
-    private readonly syncState: AccountSyncStateRepository,
   ) {}
 
   async handle(error: unknown, run: TenantRun, target: SyncTarget, plan: AttemptPlan): Promise<SyncOutcome> {
@@ -34,13 +33,12 @@ export class SyncAttemptFailureService {
     }
     if (error instanceof UpstreamError && error.kind === 'DAILY_LIMIT') {
       // The account's own allowance, not the bank failing: the run waits for the bank's next day, and the
-      // account says until when (a manual sync meanwhile is refused with it).
-      const until = new Date(Date.now() + (error.retryAfterMs ?? msToUtcMidnight()));
-      const waitMs = until.getTime() - Date.now();
-      // The run and the account show the bank's answer and the next attempt, then the account until when
-      // (UnattendedRead.failed held it already; this names the same time on both).
-      await this.ending.attemptFailed(run, target, failureOf(error, 'DAILY_LIMIT_REACHED'), waitMs);
-      await this.syncState.holdForDailyLimit(run.merchantId, run.accountId, until);
+      // account says until when (a manual sync meanwhile is refused with it), with the bank's answer.
+      const until = bankHoldUntil(error.retryAfterMs);
+      await this.ending.attemptFailed(run, target, failureOf(error, 'DAILY_LIMIT_REACHED'), {
+        heldUntil: until,
+      });
+      const waitMs = Math.max(0, until.getTime() - Date.now());
       this.logger.warn(
         { merchantId: run.merchantId, accountId: run.accountId, upstreamTracingId: error.tracingId, waitMs },
         "sync waits for the bank's daily allowance of unattended reads",
@@ -64,7 +62,9 @@ export class SyncAttemptFailureService {
     if (error instanceof SyncStoppedError) throw error;
     const permanent = isPermanent(error);
     if (!permanent && !plan.finalAttempt) {
-      await this.ending.attemptFailed(run, target, failureOf(error, 'SYNC_FAILED'), plan.retryInMs);
+      await this.ending.attemptFailed(run, target, failureOf(error, 'SYNC_FAILED'), {
+        retryInMs: plan.retryInMs,
+      });
       throw error;
     }
     await this.ending.fail(run, target, failureOf(error, 'SYNC_FAILED'));

@@ -80,21 +80,28 @@ export class SyncRunEndingService {
     return 'succeeded';
   }
 
-  /** An attempt failed and the queue tries again: the run and the account say so now, not at the end. */
+  /**
+   * An attempt failed and the queue tries again: the run and the account say so now, not at the end.
+   * `heldUntil`: the bank refused a read for its daily allowance; the account is held until then.
+   */
   async attemptFailed(
     run: TenantRun,
     target: SyncTarget,
     failure: RunFailure,
-    retryInMs: number,
+    next: { retryInMs: number } | { heldUntil: Date },
   ): Promise<void> {
-    const nextAttemptAt = new Date(Date.now() + retryInMs);
-    // One transaction: the run and the account never disagree on when the next attempt is.
+    const nextAttemptAt = 'heldUntil' in next ? next.heldUntil : new Date(Date.now() + next.retryInMs);
+    // One transaction: the run and the account never disagree on when the next attempt is, and a held
+    // account is never seen without its reason.
     await this.database.transaction(async (db) => {
       await this.runs.recordAttemptFailure(db, run, failure, nextAttemptAt);
       await this.syncState.noteAttemptFailed(run.merchantId, db, run.accountId, {
         error: failure.message,
         nextAttemptAt,
       });
+      if ('heldUntil' in next) {
+        await this.syncState.holdForDailyLimit(run.merchantId, run.accountId, next.heldUntil, db);
+      }
     });
     this.report.attemptFailed(run, target, failure, nextAttemptAt);
   }

@@ -136,13 +136,20 @@ export function dailyLimitReached(
   retryAfterMs: number | undefined,
   upstream?: UpstreamErrorInfo,
 ): DomainError {
-  const resetsAt = new Date(Date.now() + (retryAfterMs ?? msToUtcMidnight()));
+  const resetsAt = bankHoldUntil(retryAfterMs);
   return new DomainError(
     ErrorCode.DAILY_LIMIT_REACHED,
     `The bank's daily allowance of reads of this account without the user present is spent until ${resetsAt.toISOString()}; a read with the user present (psu-ip-address, or a user session) still goes through.`,
     { upstream, retryAfterSeconds: Math.max(1, Math.ceil((resetsAt.getTime() - Date.now()) / 1000)) },
   );
 }
+
+/**
+ * Until when a bank's refusal for its daily allowance holds the account: its Retry-After from `now`, else
+ * the bank's next day (UTC midnight, as banks count it).
+ */
+export const bankHoldUntil = (retryAfterMs: number | undefined, now = Date.now()) =>
+  new Date(now + (retryAfterMs ?? msToUtcMidnight(now)));
 
 /** What is left of the UTC day: banks count their daily allowances by it. */
 export const msToUtcMidnight = (now = Date.now()) => 86_400_000 - (now % 86_400_000);
