@@ -1,4 +1,4 @@
-import type { UpstreamOperationName } from '#libs/upstream-openapi';
+import type { DocumentedRoute, UpstreamOperationName } from '#libs/upstream-openapi';
 import { type RequestSpec, segment } from './upstream-request.js';
 
 /** Where an operation is sent and how its exchange looks: facts of the upstream's interface, not of a call. */
@@ -13,7 +13,8 @@ export interface UpstreamRoute {
 
 /**
  * Every operation's route, in one table beside RETRY_RULES, so that an operation group's method says only
- * what its call adds (ids, query, body). Grouped as the client's namespaces are.
+ * what its call adds (ids, query, body). Grouped as the client's namespaces are. Each row's method and
+ * path compile only as the upstream's document gives them (DocumentedRoute).
  */
 export const UPSTREAM_ROUTES = {
   // upstream.consents
@@ -148,9 +149,9 @@ export const UPSTREAM_ROUTES = {
   getWebhookCategories: { method: 'GET', path: '/webhook/events/categories', consent: 'none' },
   registerWebhook: { method: 'POST', path: '/webhook/events', consent: 'none' },
   getRegisteredWebhooks: { method: 'GET', path: '/webhook/events', consent: 'none' },
-  resetWebhookSecret: { method: 'POST', path: '/webhook/secrets/{webhookId}', consent: 'none' },
-  deleteWebhook: { method: 'DELETE', path: '/webhook/events/{webhookId}', consent: 'none' },
-} as const satisfies Record<UpstreamOperationName, UpstreamRoute>;
+  resetWebhookSecret: { method: 'POST', path: '/webhook/secrets/{webhook_id}', consent: 'none' },
+  deleteWebhook: { method: 'DELETE', path: '/webhook/events/{webhook_id}', consent: 'none' },
+} as const satisfies { [K in UpstreamOperationName]: UpstreamRoute & DocumentedRoute<K> };
 
 /** What one call adds to its operation's route. */
 export interface CallParts {

@@ -47,16 +47,20 @@ export class UpstreamWebhooksOperations {
   }
 
   /**
-   * POST /webhook/secrets/{webhookId}: a new `webhookSecret`, shown once like the first. The old secret
+   * POST /webhook/secrets/{webhook_id}: a new `webhookSecret`, shown once like the first. The old secret
    * keeps signing deliveries beside the new one for `delay` seconds.
    */
   resetSecret(webhookId: string, body: ResetWebhookSecretRequest, options?: CallOptions) {
-    return this.core.call<RegisteredWebhook>('resetWebhookSecret', { ids: { webhookId }, body }, options);
+    return this.core.call<RegisteredWebhook>(
+      'resetWebhookSecret',
+      { ids: { webhook_id: webhookId }, body },
+      options,
+    );
   }
 
-  /** DELETE /webhook/events/{webhookId}. */
+  /** DELETE /webhook/events/{webhook_id}. */
   delete(webhookId: string, options?: CallOptions) {
-    const parts = { ids: { webhookId }, goneOnRetry: { id: webhookId } };
+    const parts = { ids: { webhook_id: webhookId }, goneOnRetry: { id: webhookId } };
     return this.core.call<Webhook>('deleteWebhook', parts, options);
   }
 }

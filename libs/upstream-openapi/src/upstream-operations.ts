@@ -8,7 +8,7 @@
  * Our names are the spec's where the document's differ (`delete` is too vague for a metrics label). The
  * table compiles only while the generated file has each of its operations.
  */
-import type { operations } from './generated/upstream-openapi.js';
+import type { operations, paths } from './generated/upstream-openapi.js';
 
 export const UPSTREAM_OPERATIONS = {
   addUser: 'addUser',
@@ -63,3 +63,21 @@ export const UPSTREAM_OPERATIONS = {
 } as const satisfies Record<string, keyof operations>;
 
 export type UpstreamOperationName = keyof typeof UPSTREAM_OPERATIONS;
+
+type Verb = 'get' | 'put' | 'post' | 'delete' | 'patch';
+type OperationOf<K extends UpstreamOperationName> = operations[(typeof UPSTREAM_OPERATIONS)[K]];
+
+/**
+ * Where the upstream's document serves the operation named `K`: its path and method (in capitals), as the
+ * client's route table must give them (libs/upstream-client's UPSTREAM_ROUTES). Matched by the
+ * operation's generated shape, so two operations of one shape would accept either's route.
+ */
+export type DocumentedRoute<K extends UpstreamOperationName> = {
+  [P in keyof paths]: {
+    [M in Verb]: [paths[P][M]] extends [OperationOf<K>]
+      ? [OperationOf<K>] extends [paths[P][M]]
+        ? { path: P; method: Uppercase<M> }
+        : never
+      : never;
+  }[Verb];
+}[keyof paths];
