@@ -1,7 +1,8 @@
 /**
  * Runs a task one at a time: asked while a run is under way, it runs once more right after it, however
  * often it was asked meanwhile, so a burst of triggers costs two runs and none overlap. `may` is asked
- * before every run, the one asked for again included (false once its owner stops).
+ * before every run, the one asked for again included (false once its owner stops). The task catches and
+ * reports its own failures: nothing awaits a run asked for by `request`, so a rejection would go unhandled.
  */
 export class CoalescedRuns {
   private running: Promise<void> | undefined;
