@@ -22,6 +22,7 @@ import {
   ShadowDatabases,
   ToolError,
 } from './db-migration-engine.mjs';
+import { schemaWithCatalogue } from './event-enum.mjs';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_SCHEMA = path.join(ROOT, 'prisma', 'schema.prisma');
@@ -40,7 +41,8 @@ Compares prisma/migrations (replayed into a throwaway shadow database) with pris
 
   <name>              Write prisma/migrations/<UTC yyyyMMddHHmmss>_<name>/migration.sql with the SQL that
                       brings the migrations up to the schema; <name> is lower snake case, [a-z0-9_]{1,60}.
-                      Writes nothing when they already agree.
+                      Writes nothing when they already agree. First writes the schema's
+                      MerchantEventType from the event catalogue.
   --check             Exit 0 when migrations and schema agree, 1 (with the missing SQL on stderr) when not.
   --print             Print the missing SQL to stdout; write nothing.
 
@@ -200,6 +202,18 @@ async function writeMigration(migrationsDir, name, sql) {
   return file;
 }
 
+/**
+ * The event types' enum is the catalogue's (scripts/event-enum.mjs): written before the diff, so a new
+ * event's migration comes from the catalogue alone. --check and --print change nothing.
+ */
+async function writeEventEnum() {
+  const current = await fs.readFile(DEFAULT_SCHEMA, 'utf8');
+  const made = await schemaWithCatalogue(DEFAULT_SCHEMA);
+  if (made === current) return;
+  await fs.writeFile(DEFAULT_SCHEMA, made);
+  console.log("Wrote schema.prisma's MerchantEventType from the event catalogue");
+}
+
 async function main(argv) {
   const options = parseCommandLine(argv);
   if (options.mode === 'help') {
@@ -218,6 +232,7 @@ async function main(argv) {
   interrupt('SIGINT', 130);
   interrupt('SIGTERM', 143);
 
+  if (options.schemaPath === DEFAULT_SCHEMA && options.mode === 'generate') await writeEventEnum();
   let sql;
   try {
     sql = await diff(options, url, shadows);

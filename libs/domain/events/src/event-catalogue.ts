@@ -4,9 +4,9 @@
  * Each name has what it means and `data`: the OpenAPI component its `data` is, declared once in
  * apps/api/src/events/outputs/merchant-events/. Made from this list: each type's event schema and their
  * union (MerchantEventOutput), GET /v1/event-types (which the console reads its event words from), and
- * docs/events.md's list (scripts/events-table.mjs). Stored as the `merchant_event_type` enum's values,
- * which a migration extends (Postgres: ALTER TYPE … ADD VALUE). Delivered to endpoints and streams in one
- * wire shape, {@link MerchantEventWire}.
+ * docs/events.md's list (scripts/events-table.mjs). Stored as the `merchant_event_type` enum's values:
+ * `npm run db:migration -- <name>` writes schema.prisma's enum from this list (scripts/event-enum.mjs) and
+ * the migration that extends it. Delivered to endpoints and streams in one wire shape, {@link MerchantEventWire}.
  */
 export const MERCHANT_EVENT_TYPES = {
   'consent.authorized': {
