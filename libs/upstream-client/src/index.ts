@@ -5,12 +5,8 @@ export { DEFAULT_RETRY, type RetryOptions } from './upstream-resilience.policy.j
 export * from './upstream.client.js';
 export * from './upstream.error.js';
 export * from './upstream-error.parser.js';
-export {
-  DEFAULT_BODY_LIMITS,
-  type BodyLimits,
-  type CallOptions,
-  type ConsentCallOptions,
-} from './upstream-request.js';
+export { type BodyLimits, DEFAULT_BODY_LIMITS } from './upstream-attempt.outcome.js';
+export { type CallOptions, type ConsentCallOptions } from './upstream-request.js';
 export type * from './upstream.types.js';
 export type {
   AttemptEnd,

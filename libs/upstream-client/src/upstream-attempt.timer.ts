@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
-import type { Expiry } from './upstream-request.js';
+import type { Expiry } from './upstream-attempt.outcome.js';
 
 /**
  * Calls dispatched on a connection, by their abort signal: undici tells a handler when its request is

@@ -7,14 +7,10 @@ import { UpstreamError } from './upstream.error.js';
 import { UpstreamMetrics } from './upstream.metrics.js';
 import { UpstreamTransport } from './upstream.transport.js';
 import type { ApiVersion, UpstreamPage, UpstreamResult } from './upstream.types.js';
+import { type BodyLimits, DEFAULT_BODY_LIMITS } from './upstream-attempt.outcome.js';
 import { type BreakerOptions, DEFAULT_BREAKER } from './upstream-breaker.js';
 import { offsetPages, type PagingOptions } from './upstream-paging.iterator.js';
-import {
-  type BodyLimits,
-  type CallOptions,
-  DEFAULT_BODY_LIMITS,
-  type SendOptions,
-} from './upstream-request.js';
+import { type CallOptions, type SendOptions } from './upstream-request.js';
 import { DEFAULT_RETRY, type RetryOptions } from './upstream-resilience.policy.js';
 import { retryFor } from './upstream-retry.rules.js';
 import { type CallParts, requestOf } from './upstream-routes.js';

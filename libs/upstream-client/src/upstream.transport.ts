@@ -8,6 +8,14 @@ import { UpstreamError } from './upstream.error.js';
 import type { UpstreamMetrics } from './upstream.metrics.js';
 import type { UpstreamResult } from './upstream.types.js';
 import { type AttemptObserver, failedAttempt, watchAttempt } from './upstream-attempt.observer.js';
+import {
+  attemptError,
+  AttemptHistory,
+  type BodyLimits,
+  goneOnRetry,
+  timeoutError,
+  unwrapAnswer,
+} from './upstream-attempt.outcome.js';
 import { AttemptTimer, dispatchNotifier } from './upstream-attempt.timer.js';
 import { BodyTooLarge, readCapped } from './upstream-body.reader.js';
 import { type BreakerOptions, type BreakerState } from './upstream-breaker.js';
@@ -15,18 +23,12 @@ import type { UpstreamClientOptions } from './upstream-client.core.js';
 import { upstreamErrorFromResponse } from './upstream-error.parser.js';
 import { InstitutionLabels, rateLimitSource } from './upstream-institution.labels.js';
 import {
-  attemptError,
-  AttemptHistory,
-  type BodyLimits,
   callerError,
   type Credentials,
-  goneOnRetry,
   queryString,
   requestHeaders,
   type RequestSpec,
   type SendOptions,
-  timeoutError,
-  unwrapAnswer,
 } from './upstream-request.js';
 import { RetryBackoff, retryDelayMs, type RetryOptions, shouldRetry } from './upstream-resilience.policy.js';
 
