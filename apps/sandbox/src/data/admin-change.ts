@@ -1,5 +1,6 @@
 import { FIXTURE_CURRENCY, toMinor } from '../core/index.js';
-import { KINDS, type SandboxTransaction, type TransactionStatus } from './fixture-catalogue.js';
+import { KINDS } from './fixture-catalogue.js';
+import type { SandboxTransaction, TransactionStatus } from './sandbox-records.js';
 import type { TransactionLedger } from './transaction-ledger.js';
 
 /**

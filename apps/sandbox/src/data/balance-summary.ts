@@ -1,5 +1,5 @@
 import type { AccountPlan } from './fixture-accounts.js';
-import { BALANCE_EPOCH_DAY, HISTORY_DAYS } from './fixture-catalogue.js';
+import { BALANCE_EPOCH_DAY, HISTORY_DAYS } from './sandbox-records.js';
 import { SeededRandom } from './seeded-random.js';
 
 /** Days between stored running sums: a balance then costs at most this many days' amounts. */

@@ -15,17 +15,17 @@ import {
   type TransactionChange,
 } from './admin-change.js';
 import { BalanceSummary } from './balance-summary.js';
+import { generateAccounts } from './fixture-generator.js';
+import { Lru } from './lru.cache.js';
+import { CursorCodec } from './paging.js';
+import { generatedIdOf, type SandboxAccount } from './sandbox-account.js';
 import {
   DAY_MS,
   dayNumberOf,
   HISTORY_DAYS,
   type SandboxTransaction,
   type TransactionStatus,
-} from './fixture-catalogue.js';
-import { generateAccounts } from './fixture-generator.js';
-import { Lru } from './lru.cache.js';
-import { CursorCodec } from './paging.js';
-import { generatedIdOf, type SandboxAccount } from './sandbox-account.js';
+} from './sandbox-records.js';
 import { stableUuid } from './seeded-random.js';
 import { TransactionLedger } from './transaction-ledger.js';
 

@@ -1,6 +1,6 @@
 import { FIXTURE_CURRENCY } from '../core/index.js';
-import type { AccountFixture, AccountKind, Counterparty, SandboxStatement } from './fixture-catalogue.js';
 import type { Draft } from './fixture-drafts.js';
+import type { AccountFixture, AccountKind, Counterparty, SandboxStatement } from './sandbox-records.js';
 import { type SeededRandom, stableUuid } from './seeded-random.js';
 
 // What a generated account is: its plan's shape (fixture-generator.ts makes the plans), and besides its

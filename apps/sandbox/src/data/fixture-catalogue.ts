@@ -1,95 +1,13 @@
 /*
- * The sandbox's fixture vocabulary: record shapes, bank transaction codes, merchants and names.
- * Kept whole: it is data, one list per kind, where the generator and its drafts look words up.
+ * The sandbox's fixture vocabulary: bank transaction codes, merchants, billers, names and references,
+ * and how many transactions each account holds. Kept whole: it is data, one list per kind, where the
+ * generator and its drafts look words up; the record shapes they fill are in sandbox-records.ts.
  */
 
-export const DAY_MS = 86_400_000;
-export const HISTORY_DAYS = 730;
+import type { IsoCode, MerchantFixture, TransactionKind } from './sandbox-records.js';
+
 export const CURRENT_ACCOUNT_TRANSACTIONS = 6500;
 export const SAVINGS_ACCOUNT_TRANSACTIONS = 467;
-
-export type TransactionStatus = 'BOOKED' | 'PENDING';
-export type AccountKind = 'CURRENT' | 'SAVINGS' | 'CREDIT_CARD';
-
-export interface IsoCode {
-  code: string;
-  name: string;
-}
-
-/** A kind of transaction: how banks code it, and how it is categorised. */
-export interface TransactionKind {
-  key: string;
-  domain: IsoCode;
-  family: IsoCode;
-  subFamily: IsoCode;
-  proprietary: string;
-}
-
-export interface MerchantFixture {
-  name: string;
-  descriptor: string;
-  parentGroup: string;
-  mcc: string;
-  category: string;
-  minMinor: number;
-  maxMinor: number;
-}
-
-export interface Counterparty {
-  name: string;
-  sortCode: string;
-  accountNumber: string;
-}
-
-export interface SandboxTransaction {
-  id: string;
-  /**
-   * Stable per account and the tie-break of equal times: `day * SEQ_PER_DAY + index` for generated
-   * transactions, ADMIN_SEQ_BASE onwards for those the control API added.
-   */
-  seq: number;
-  timeMs: number;
-  status: TransactionStatus;
-  amountMinor: number;
-  description: string;
-  reference: string;
-  kind: TransactionKind;
-  category: string;
-  merchant?: MerchantFixture;
-  counterparty?: Counterparty;
-  /** Booked balance after this transaction (booked transactions only); kept by the store. */
-  balanceMinor?: number;
-}
-
-export interface SandboxBeneficiary {
-  id: string;
-  trusted: boolean;
-  reference: string;
-  payee: { name: string; accountIdentifications: { type: string; identification: string }[] };
-}
-
-export interface SandboxStatement {
-  id: string;
-  startMs: number;
-  endMs: number;
-  creationMs: number;
-}
-
-/** An account's fixed facts; its transactions are read through its ledger (transaction-ledger.ts). */
-export interface AccountFixture {
-  id: string;
-  kind: AccountKind;
-  currency: string;
-  type: string;
-  description: string;
-  nickname: string;
-  holderName: string;
-  identifications: { type: string; identification: string }[];
-  creditLimitMinor?: number;
-  beneficiaries: SandboxBeneficiary[];
-  /** Made when asked for: two years of monthly statements are most of an account's facts by size. */
-  statements(): SandboxStatement[];
-}
 
 const code = (c: string, name: string): IsoCode => ({ code: c, name });
 const PMNT = code('PMNT', 'Payments');
@@ -241,14 +159,3 @@ export const TRANSFER_REFERENCES = [
   'Tickets',
   'Groceries',
 ];
-
-export const dayNumberOf = (ms: number): number => Math.floor(ms / DAY_MS);
-
-/**
- * Running balances count from the start of this day, before any window: a transaction's balance is the
- * account's base plus every amount up to it, so it never changes once generated.
- */
-export const BALANCE_EPOCH_DAY = Date.UTC(2024, 0, 1) / DAY_MS;
-
-export const SEQ_PER_DAY = 1024;
-export const ADMIN_SEQ_BASE = 2 ** 45;

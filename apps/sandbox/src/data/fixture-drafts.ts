@@ -1,18 +1,16 @@
 import {
   BILLERS,
-  type Counterparty,
   EATING_OUT,
   FIRST_NAMES,
   GROCERIES,
   KINDS,
   LAST_NAMES,
-  type MerchantFixture,
-  type SandboxTransaction,
   SHOPPING,
   SUBSCRIPTIONS,
   TRANSFER_REFERENCES,
   TRANSPORT,
 } from './fixture-catalogue.js';
+import type { Counterparty, MerchantFixture, SandboxTransaction } from './sandbox-records.js';
 import type { SeededRandom } from './seeded-random.js';
 
 /*

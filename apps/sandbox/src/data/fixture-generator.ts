@@ -8,22 +8,24 @@ import {
   statementsFor,
 } from './fixture-accounts.js';
 import {
-  type Counterparty,
   CURRENT_ACCOUNT_TRANSACTIONS,
-  DAY_MS,
-  dayNumberOf,
   EMPLOYERS,
   FIRST_NAMES,
-  HISTORY_DAYS,
   KINDS,
   LAST_NAMES,
-  type SandboxBeneficiary,
-  type SandboxTransaction,
   SAVINGS_ACCOUNT_TRANSACTIONS,
-  SEQ_PER_DAY,
   TRANSFER_REFERENCES,
 } from './fixture-catalogue.js';
 import { counterpartyFrom, currentAccountAmount, currentAccountDraft, type Draft } from './fixture-drafts.js';
+import {
+  type Counterparty,
+  DAY_MS,
+  dayNumberOf,
+  HISTORY_DAYS,
+  type SandboxBeneficiary,
+  type SandboxTransaction,
+  SEQ_PER_DAY,
+} from './sandbox-records.js';
 import { SeededRandom, stableUuid } from './seeded-random.js';
 
 // The deterministic accounts behind an authorised data consent. A transaction depends only on the seed

@@ -1,4 +1,4 @@
-import type { AccountFixture, TransactionStatus } from './fixture-catalogue.js';
+import type { AccountFixture, TransactionStatus } from './sandbox-records.js';
 import type { TransactionLedger } from './transaction-ledger.js';
 
 /* A sandbox account with its ledger, and what the control API changes in one. */

@@ -1,6 +1,6 @@
 import { fromMinor } from '../core/index.js';
-import type { SandboxTransaction, TransactionKind } from './fixture-catalogue.js';
 import type { SandboxAccount } from './sandbox-account.js';
+import type { SandboxTransaction, TransactionKind } from './sandbox-records.js';
 import { transactionHash } from './seeded-random.js';
 import { cleansedDescription, REAL_TIME, WITH_CATEGORISATION, WITH_MERCHANT } from './wire-format.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { BalanceSummary } from './balance-summary.js';
 import type { AccountPlan } from './fixture-accounts.js';
-import { BALANCE_EPOCH_DAY, DAY_MS, HISTORY_DAYS, type SandboxTransaction } from './fixture-catalogue.js';
 import { generateAccounts } from './fixture-generator.js';
 import { Lru } from './lru.cache.js';
+import { BALANCE_EPOCH_DAY, DAY_MS, HISTORY_DAYS, type SandboxTransaction } from './sandbox-records.js';
 import { transactionJson } from './transaction-json.js';
 import { ALL_TIME, TransactionLedger } from './transaction-ledger.js';
 import { REAL_TIME, transactionWire, WITH_CATEGORISATION, WITH_MERCHANT } from './wire-format.js';

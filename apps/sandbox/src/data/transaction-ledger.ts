@@ -1,15 +1,15 @@
 import type { BalanceSummary } from './balance-summary.js';
 import type { AccountPlan } from './fixture-accounts.js';
+import { dayTransactions, generatedTransactionId } from './fixture-generator.js';
+import type { Window } from './paging.js';
+import type { LedgerTotals, RecordChange } from './sandbox-account.js';
 import {
   ADMIN_SEQ_BASE,
   DAY_MS,
   dayNumberOf,
   type SandboxTransaction,
   SEQ_PER_DAY,
-} from './fixture-catalogue.js';
-import { dayTransactions, generatedTransactionId } from './fixture-generator.js';
-import type { Window } from './paging.js';
-import type { LedgerTotals, RecordChange } from './sandbox-account.js';
+} from './sandbox-records.js';
 
 export const ALL_TIME: Window = { fromMs: -Infinity, beforeMs: Infinity };
 

@@ -1,7 +1,7 @@
 import { fromMinor, type Published } from '../core/index.js';
 import { ukBankAccount } from './fixture-accounts.js';
-import type { SandboxBeneficiary, SandboxStatement, SandboxTransaction } from './fixture-catalogue.js';
 import { generatedIdOf, type SandboxAccount } from './sandbox-account.js';
+import type { SandboxBeneficiary, SandboxStatement, SandboxTransaction } from './sandbox-records.js';
 import { transactionHash } from './seeded-random.js';
 
 /* The upstream's wire forms of the fixture records: amounts stay integer minor units until here (core/money). */
