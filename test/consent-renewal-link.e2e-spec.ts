@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tenantOfRecord } from '#libs/context';
 import { PrismaService } from '#libs/database';
-import { ConsentRenewalService } from '#libs/domain/consents';
+import { ConsentRenewalLinkService } from '#libs/domain/consents';
 import { dataOf, decideAtBank, onboard, type Tenant, useStack } from './kit/index.js';
 
 const DAY = 86_400_000;
@@ -24,11 +24,11 @@ interface ConsentBody {
 describe('the user-present renewal link', () => {
   const stack = useStack();
   let prisma: PrismaService;
-  let renewal: ConsentRenewalService;
+  let renewal: ConsentRenewalLinkService;
 
   beforeAll(() => {
     prisma = stack.api.app.get(PrismaService);
-    renewal = stack.api.app.get(ConsentRenewalService);
+    renewal = stack.api.app.get(ConsentRenewalLinkService);
   });
 
   const apps = () => ({ apiUrl: stack.api.url, sandboxUrl: stack.sandbox.url });

@@ -10,7 +10,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ConsentCallbackService,
-  ConsentRenewalService,
+  ConsentRenewalLinkService,
   REAUTHORISATION_LINK_PATH,
 } from '#libs/domain/consents';
 import { dependencyFailureOf } from '#libs/errors';
@@ -33,7 +33,7 @@ const ENDED = {
 export class ConsentCallbacksController {
   constructor(
     private readonly consents: ConsentCallbackService,
-    private readonly renewal: ConsentRenewalService,
+    private readonly renewal: ConsentRenewalLinkService,
   ) {}
 
   // Public: the user's browser, sent by the merchant with the link of consent.reauthorisation_required

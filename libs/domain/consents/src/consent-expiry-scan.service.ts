@@ -5,7 +5,7 @@ import { type AppLogger, LOGGER } from '#libs/observability';
 import { CLOCK, type Clock } from '#libs/time';
 import { ConsentExpiryRepository } from './consent-expiry.repository.js';
 import { ConsentLifecycleRepository, type LifecycleConsent } from './consent-lifecycle.repository.js';
-import { ConsentRenewalService } from './consent-renewal.service.js';
+import { ConsentRenewalLinkService } from './consent-renewal-link.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { CONSENT_STATE_TTL_SECONDS } from './consent-state.signer.js';
 import { AUTHORISATION_ABANDONED, ConsentStatus } from './consent-status.js';
@@ -39,7 +39,7 @@ export class ConsentExpiryScanService {
     private readonly lifecycle: ConsentLifecycleRepository,
     private readonly state: ConsentStateRepository,
     private readonly expiry: ConsentExpiryRepository,
-    private readonly renewal: ConsentRenewalService,
+    private readonly renewal: ConsentRenewalLinkService,
   ) {}
 
   async scanExpiry(now = this.clock.now()): Promise<ExpiryScan> {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#libs/config';
-import { type MerchantId, type TenantCaller, tenantOf, tenantOfRecord } from '#libs/context';
+import { type MerchantId, type TenantCaller, tenantOf } from '#libs/context';
 import { checkPsuHeaders, InstitutionsService } from '#libs/domain/institutions';
 import { mapUpstreamFailure } from '#libs/domain/upstream-failures';
 import { DomainError, ErrorCode, invalidRequest } from '#libs/errors';
@@ -12,14 +12,12 @@ import {
 } from '#libs/upstream-client';
 import { consentNotFound, reconnectRequired, wrongState } from './consent.errors.js';
 import { ConsentRepository } from './consent.repository.js';
-import { ConsentExpiryRepository } from './consent-expiry.repository.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStateSigner } from './consent-state.signer.js';
 import { canStart, ConsentStatus, type ConsentTransition, FINAL_FAILURE_STATUSES } from './consent-status.js';
 import { accountTermsAt, type ConsentTerms } from './consent-terms.js';
 import { ConsentTokenVault } from './consent-token.vault.js';
 import { shownStatus } from './consent-views.js';
-import { ReauthorisationLinkSigner } from './reauthorisation-link.js';
 import { checkRedirectUrl, redirectAuthorisation } from './redirect-url.js';
 
 export interface PreAuthorisationInput extends ConsentTerms {
@@ -34,12 +32,13 @@ const notNow = (found: string | null) =>
 /**
  * Re-authorisation and pre-authorisation update of a redirect-flow consent: both send the stored token
  * upstream and the user back to the bank, and the redirect flow's callback completes them. Kept whole:
- * both start from the same checks (`renewable`) before the token leaves.
+ * both start from the same checks (`renewable`) before the token leaves, and so does every renewal asked
+ * elsewhere (the expiry scan's, the user-present link's: ConsentRenewalLinkService), through
+ * `requestReauthorisation`.
  */
 @Injectable()
 export class ConsentRenewalService {
   private readonly signer: ConsentStateSigner;
-  private readonly links: ReauthorisationLinkSigner;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -48,10 +47,8 @@ export class ConsentRenewalService {
     private readonly state: ConsentStateRepository,
     private readonly vault: ConsentTokenVault,
     private readonly institutions: InstitutionsService,
-    private readonly expiry: ConsentExpiryRepository,
   ) {
     this.signer = new ConsentStateSigner(config.crypto.signingSecret);
-    this.links = new ReauthorisationLinkSigner(config.crypto.signingSecret, config.api.publicUrl);
   }
 
   /**
@@ -68,78 +65,11 @@ export class ConsentRenewalService {
   }
 
   /**
-   * The lifecycle's re-authorisation before expiry: as the merchant's, with the page the merchant gave
-   * last (the consent's redirectUrl), for the system rather than a caller. No user is present, so at a
-   * bank that requires PSU headers to connect (the user's own address among them) the bank is not asked:
-   * the merchant is given our link instead, to send the user to, and the consent stays AUTHORIZED
-   * until then ('link'); elsewhere the bank is asked and access waits for the user ('asked').
+   * The one way a renewal asks the bank, through `renewable`'s checks: the caller's here, and the
+   * lifecycle's and the user-present link's (ConsentRenewalLinkService). A session's `userId` confines it
+   * to that user's consents; the lifecycle (and a merchant) passes none.
    */
-  async reauthoriseBeforeExpiry(merchantId: MerchantId, consentId: string): Promise<'asked' | 'link'> {
-    const found = await this.consents.findWithToken(merchantId, consentId, undefined);
-    const consent = found?.consent;
-    if (!consent?.redirectUrl) throw wrongState('The consent has no page to send the user back to.');
-    const institution = await this.institutions.offered(consent.institutionId);
-    if (institution && institution.psuHeaders.connect.length > 0 && consent.expiresAt) {
-      const url = this.links.url({ merchantId, consentId }, consent.expiresAt);
-      await this.expiry.offerUserPresentRenewal(merchantId, consentId, url);
-      return 'link';
-    }
-    await this.requestReauthorisation(merchantId, undefined, consentId, consent.redirectUrl);
-    return 'asked';
-  }
-
-  /**
-   * What our renewal link stands for now: 'due' while its renewal is still to be made (or finished at the
-   * bank), 'renewed' once it is. Reading it changes nothing: opening the link (a mail scanner, a
-   * prefetch, a reload) must not suspend the consent, so only {@link reauthoriseByLink} asks the bank.
-   */
-  async linkedRenewal(link: string): Promise<'due' | 'renewed'> {
-    return (await this.linked(link)).due ? 'due' : 'renewed';
-  }
-
-  /**
-   * The user pressed the link page's button: the bank is asked now, with their own address and the login
-   * ids given at creation, and their browser goes on to the bank's page (the answer). The usual callback
-   * completes it. Null, asking nothing, when the link's renewal is done already.
-   */
-  async reauthoriseByLink(link: string, ipAddress: string | undefined): Promise<string | null> {
-    const { merchantId, found, redirectUrl, due } = await this.linked(link);
-    if (!due) return null;
-    const ids = this.vault.open(found.sealedPsuIds, found.consent.id);
-    const stored = ids ? (JSON.parse(ids) as { id?: string; corporateId?: string }) : {};
-    const psu: PsuHeaders = {
-      ...(stored.id ? { id: stored.id } : {}),
-      ...(stored.corporateId ? { corporateId: stored.corporateId } : {}),
-      ...(ipAddress ? { ipAddress } : {}),
-    };
-    const asked = await this.requestReauthorisation(
-      merchantId,
-      undefined,
-      found.consent.id,
-      redirectUrl,
-      psu,
-    );
-    return asked.authorisationUrl;
-  }
-
-  /** The consent a valid link names, and whether its renewal is still to be made; an ended one has none. */
-  private async linked(link: string) {
-    const linked = this.links.verify(link);
-    if (!linked) throw invalidRequest([{ field: 'link', issue: 'is invalid or expired' }]);
-    const merchantId = tenantOfRecord(linked);
-    const found = await this.consents.findWithToken(merchantId, linked.consentId, undefined);
-    const redirectUrl = found?.consent.redirectUrl;
-    if (!found || !redirectUrl) throw consentNotFound();
-    const status = shownStatus(found.consent);
-    if (FINAL_FAILURE_STATUSES.includes(status as ConsentStatus)) {
-      throw reconnectRequired({ ...found.consent, status });
-    }
-    const due = ReauthorisationLinkSigner.due({ ...found.consent, status }, link);
-    return { merchantId, found, redirectUrl, due };
-  }
-
-  /** A session's `userId` confines it to that user's consents; the lifecycle (and a merchant) passes none. */
-  private async requestReauthorisation(
+  async requestReauthorisation(
     merchantId: MerchantId,
     userId: string | undefined,
     consentId: string,

@@ -19,6 +19,7 @@ import { ConsentLifecycleRepository } from './consent-lifecycle.repository.js';
 import { ConsentReadingStartService } from './consent-reading-start.service.js';
 import { ConsentReconciliationService } from './consent-reconciliation.service.js';
 import { ConsentRenewalService } from './consent-renewal.service.js';
+import { ConsentRenewalLinkService } from './consent-renewal-link.service.js';
 import { ConsentSettleService } from './consent-settle.service.js';
 import { ConsentStateRepository } from './consent-state.repository.js';
 import { ConsentStatsRepository } from './consent-stats.repository.js';
@@ -55,6 +56,7 @@ import { UnreturnedConsentsService } from './unreturned-consents.service.js';
     EmbeddedConsentPollService,
     HostedConsentsService,
     ConsentRenewalService,
+    ConsentRenewalLinkService,
     ConsentBankAnswerService,
     ConsentSettleService,
     UnreturnedConsentsService,
@@ -89,6 +91,7 @@ import { UnreturnedConsentsService } from './unreturned-consents.service.js';
     EmbeddedConsentsService,
     HostedConsentsService,
     ConsentRenewalService,
+    ConsentRenewalLinkService,
     ConsentSettleService,
     ConsentsService,
   ],

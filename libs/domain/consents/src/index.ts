@@ -9,6 +9,7 @@ export * from './consent-first-sync.repository.js';
 export * from './consent-gone-signals.js';
 export * from './consent-kinds.js';
 export * from './consent-renewal.service.js';
+export * from './consent-renewal-link.service.js';
 export * from './consent-settle.service.js';
 export * from './unreturned-consents.service.js';
 export * from './consent-state.repository.js';
