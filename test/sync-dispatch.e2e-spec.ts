@@ -109,11 +109,12 @@ describe('sync dispatcher: due accounts in batches, one job per account however 
       await hold.query('BEGIN');
       await hold.query('LOCK TABLE sync_runs IN SHARE MODE');
       const back = fetch(callback, { redirect: 'manual' });
+      // Read outside the holding transaction: pg_stat_activity is a snapshot within one.
       await eventually('the first syncs asked for, held', async () => {
-        const { rows } = await hold.query(
-          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        return rows.length > 0 ? true : undefined;
+        const waiting = await prisma.$queryRaw<unknown[]>`
+          SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+            AND query LIKE '%INSERT INTO sync_runs%'`;
+        return waiting.length > 0 ? true : undefined;
       });
       // A dispatcher round now would read the bank without the user (one of its daily reads): none is due.
       const syncState = worker.app.get(AccountSyncStateRepository);
