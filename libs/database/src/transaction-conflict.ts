@@ -19,6 +19,24 @@ export function isTransactionConflict(error: unknown): boolean {
   );
 }
 
+/** How many times in all a transaction that keeps losing to other writers is run. */
+export const CONFLICT_TRIES = 3;
+
+/**
+ * Runs `transaction` and runs it again when it lost to another writer (isTransactionConflict), up to
+ * CONFLICT_TRIES times in all; any other failure, or the last conflict, is thrown. For a whole transaction
+ * that is conditional or idempotent: a lost one wrote nothing, so making it again is safe.
+ */
+export async function retryingConflicts<T>(transaction: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await transaction();
+    } catch (error) {
+      if (!isTransactionConflict(error) || tries >= CONFLICT_TRIES) throw error;
+    }
+  }
+}
+
 /**
  * The SQLSTATE Postgres ended a raw query (`$executeRaw`, `$queryRaw`) with: Prisma reports any such
  * failure as P2010, with Postgres's own code in the driver adapter's cause. Undefined for anything else.

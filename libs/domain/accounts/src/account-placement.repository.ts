@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
-import { isTransactionConflict, Prisma, PrismaService, ReadCache } from '#libs/database';
+import { Prisma, PrismaService, ReadCache, retryingConflicts } from '#libs/database';
 import type { Account as UpstreamAccount } from '#libs/upstream-client';
 import { AccountBalanceRepository } from './account-balance.repository.js';
 import { placeAccounts, type Placement } from './account-placement.js';
@@ -57,19 +57,12 @@ export class AccountPlacementRepository {
     options: { approvedAt?: Date; now?: Date } = {},
   ): Promise<void> {
     const now = options.now ?? new Date();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.prisma.$transaction((tx) =>
-          this.place(tx, { ...owner, merchantId }, accounts, options, now),
-        );
-        this.cache.invalidate(merchantId);
-        return;
-      } catch (error) {
-        // A deadlock with another writer of these rows (a sync ending, a revocation) picked this one: the
-        // placement is whole or not at all, so it is simply made again.
-        if (!isTransactionConflict(error) || attempt >= 3) throw error;
-      }
-    }
+    // A deadlock with another writer of these rows (a sync ending, a revocation) may pick this one: the
+    // placement is whole or not at all, so it is simply made again.
+    await retryingConflicts(() =>
+      this.prisma.$transaction((tx) => this.place(tx, { ...owner, merchantId }, accounts, options, now)),
+    );
+    this.cache.invalidate(merchantId);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
-import { isTransactionConflict, Prisma, PrismaService, ReadCache } from '#libs/database';
+import { Prisma, PrismaService, ReadCache, retryingConflicts } from '#libs/database';
 import { AccountSyncStateRepository } from '#libs/domain/accounts';
 import { MerchantEventRepository, type MerchantEventType } from '#libs/domain/events';
 import { FIRST_SYNC_ASKED_WITHIN_MS } from '#libs/domain/sync-runs';
@@ -133,16 +133,7 @@ export class ConsentStateRepository {
         if (result.applied) await this.syncState.resumeConsent(merchantId, tx, consentId, { now, dueAt });
         return result;
       });
-    const write = (async () => {
-      for (let tries = 1; ; tries++) {
-        try {
-          return await attempt();
-        } catch (error) {
-          if (!isTransactionConflict(error) || tries >= 3) throw error;
-        }
-      }
-    })();
-    return this.touchingAccounts(merchantId, write);
+    return this.touchingAccounts(merchantId, retryingConflicts(attempt));
   }
 
   /** An authorisation that ended before it succeeded, with the code and message of why. */
