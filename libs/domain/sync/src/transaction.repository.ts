@@ -15,6 +15,17 @@ import {
 } from './transaction.sql.js';
 import type { TransactionRow } from './transaction-records.js';
 
+/** The lowest and highest id of a page's rows (ids of one form compare as text as Postgres compares uuids). */
+function idRange(rows: readonly TransactionRow[]): { first: string; last: string } {
+  let first = rows[0].i;
+  let last = first;
+  for (const { i } of rows) {
+    if (i < first) first = i;
+    if (i > last) last = i;
+  }
+  return { first, last };
+}
+
 /** The one owner of the `transactions` table. */
 @Injectable()
 export class TransactionRepository {
@@ -25,10 +36,22 @@ export class TransactionRepository {
   ) {}
 
   /**
-   * Writes a page for a run and counts it. `again`: an earlier attempt of the same run may have written
-   * some of these rows; those are not counted a second time.
+   * Writes a page for a run and counts it, under the account's key-share lock (lockAccount). `again`: an
+   * earlier attempt of the same run may have written some of these rows; those are not counted a second time.
    */
   async writePage(
+    merchantId: MerchantId,
+    db: pg.PoolClient,
+    accountId: string,
+    rows: readonly TransactionRow[],
+    run: { id: string; again: boolean },
+  ): Promise<PageCounts> {
+    if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
+    await this.lockAccount(merchantId, db, accountId);
+    return this.upsertPage(merchantId, db, accountId, rows, run);
+  }
+
+  private async upsertPage(
     merchantId: MerchantId,
     db: pg.PoolClient,
     accountId: string,
@@ -48,7 +71,8 @@ export class TransactionRepository {
    * Writes a page of a run that began on an account with no rows, in its first attempt: the rows whose key
    * no earlier page of the run held (`seenBefore`) are appended by COPY, a third of the statement's cost in
    * Postgres, and enter the feed as one batch (a row per transaction when their id range meets another
-   * batch of the account's); the others go through `writePage`, the later record winning. Fails
+   * batch of the account's); the others go through `writePage`, the later record winning. Under the
+   * account's key-share lock, as every page is (lockAccount). Fails
    * with Postgres's unique violation (23505) if a row is there after all: the caller writes the page again
    * through `writePage`.
    */
@@ -62,7 +86,8 @@ export class TransactionRepository {
   ): Promise<PageCounts> {
     const fresh = rows.filter((row) => !seenBefore(row.k));
     const again = fresh.length === rows.length ? [] : rows.filter((row) => seenBefore(row.k));
-    const counts = await this.writePage(merchantId, db, accountId, again, { id: runId, again: false });
+    await this.lockAccount(merchantId, db, accountId);
+    const counts = await this.upsertPage(merchantId, db, accountId, again, { id: runId, again: false });
     if (fresh.length === 0) return counts;
     const now = new Date();
     await copyRows(
@@ -86,13 +111,7 @@ export class TransactionRepository {
         now,
       ]),
     );
-    // The batch's id range (ids of one form compare as text as Postgres compares uuids).
-    let first = fresh[0].i;
-    let last = first;
-    for (const { i } of fresh) {
-      if (i < first) first = i;
-      if (i > last) last = i;
-    }
+    const { first, last } = idRange(fresh);
     const {
       rows: [head],
     } = await queryOn(db, {
@@ -111,6 +130,12 @@ export class TransactionRepository {
       );
     }
     return { ...counts, inserted: counts.inserted + fresh.length };
+  }
+
+  /** The account's key-share lock for the page's transaction (see TRANSACTION_SQL.lockAccount). */
+  private async lockAccount(merchantId: MerchantId, db: pg.PoolClient, accountId: string): Promise<void> {
+    const { rows } = await queryOn(db, { ...TRANSACTION_SQL.lockAccount, values: [merchantId, accountId] });
+    if (rows.length === 0) throw new Error(`account ${accountId} is gone: its transactions are not written`);
   }
 
   async removeUnseen(

@@ -131,6 +131,14 @@ const RESERVE_FEED = `WITH moved AS (${MOVE_VERSION} RETURNING user_id),
     b.yes AS batched
   FROM head h, batched b`;
 
+/*
+ * The account's key-share lock, taken once by every transaction that writes a page: `transactions.account_id`
+ * has no foreign key to take it for each row (prisma/schema.prisma). Held to commit, so an account erased
+ * meanwhile waits for the page, whose rows its trigger then erases with it; an account erased before is not
+ * found, and the page is not written.
+ */
+const LOCK_ACCOUNT = `SELECT true AS held FROM accounts WHERE id = $2::uuid AND merchant_id = $1::uuid FOR KEY SHARE`;
+
 /** The columns of a page appended by COPY, in the order `appendPage` gives them. */
 export const TRANSACTIONS_COPY = copyTarget('transactions.copy', 'transactions', [
   'id',
@@ -197,6 +205,7 @@ export const TRANSACTION_SQL = {
     removed: 'number',
   }),
   windowStart: sqlStatement('transactions.window-start', WINDOW_START, { from: 'Date?', empty: 'boolean' }),
+  lockAccount: sqlStatement('transactions.lock-account', LOCK_ACCOUNT, { held: 'boolean' }),
   reserveFeed: sqlStatement('transactions.reserve-feed', RESERVE_FEED, {
     userId: 'string',
     base: 'string',
