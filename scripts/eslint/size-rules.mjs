@@ -63,6 +63,8 @@ export const NEAR_LIMIT_FILES = {
     'the merchant and its keys, for operator and merchant: keys are part of its view and its on-boarding',
   'libs/domain/payments/src/vrp-payment.repository.ts':
     'the VRP limit check and reservation under one consent lock; amounts left shown by the same query',
+  'libs/domain/sync/src/transaction.repository.ts':
+    "the transactions' one owner: each write locks the account and moves the version its reads key on",
   'libs/domain/sync/src/transaction.sql.ts':
     "every statement of the transactions' one owner: writes move the version and feed its reads rely on",
   'libs/domain/users/src/users.service.ts':
