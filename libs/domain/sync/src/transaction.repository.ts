@@ -71,10 +71,9 @@ export class TransactionRepository {
    * Writes a page of a run that began on an account with no rows, in its first attempt: the rows whose key
    * no earlier page of the run held (`seenBefore`) are appended by COPY, a third of the statement's cost in
    * Postgres, and enter the feed as one batch (a row per transaction when their id range meets another
-   * batch of the account's); the others go through `writePage`, the later record winning. Under the
-   * account's key-share lock, as every page is (lockAccount). Fails
-   * with Postgres's unique violation (23505) if a row is there after all: the caller writes the page again
-   * through `writePage`.
+   * batch of the account's); the others are upserted as `writePage` does, the later record winning. Under
+   * the account's key-share lock, taken once, as for every page (lockAccount). Fails with Postgres's unique
+   * violation (23505) if a row is there after all: the caller writes the page again through `writePage`.
    */
   async appendPage(
     merchantId: MerchantId,
