@@ -41,6 +41,14 @@ export function applyRuntimeFlags(options: { leanHeap: boolean }): void {
  * trim's 250 ms collection landed in the load.
  */
 const IDLE_UTILISATION = 0.01;
+/**
+ * How long a process must have been idle before a trim. The collection shrinks the young generation to
+ * its least, and the next load runs with it until it grows back: the api's reads after a trim took ten
+ * times the scavenges and 20-35% more CPU per request than without one (issue 82). Bursts a few seconds
+ * apart (a page polled, a bench's rounds) keep a process warm; one idle this long gives its memory back,
+ * still within 30 s of its last request.
+ */
+export const QUIET_BEFORE_TRIM_MS = 15_000;
 /** Heap or RSS grown by at least this much since the last trim is worth one. */
 const GROWTH_BYTES = 32 * 1024 * 1024;
 
@@ -56,17 +64,22 @@ export interface TrimState {
 }
 
 /**
- * Whether to collect now: the process was idle for the whole interval and its heap or its RSS grew since
- * the last trim. RSS too: buffers and strings the heap only points at (200 KB upstream pages and answers)
- * are given back by the collection that drops their handles, while the heap itself may have grown little.
+ * Whether to collect now: the process has been idle for QUIET_BEFORE_TRIM_MS (`quietMs`: its idle
+ * intervals in a row) and its heap or its RSS grew since the last trim. RSS too: buffers and strings the
+ * heap only points at (200 KB upstream pages and answers) are given back by the collection that drops
+ * their handles, while the heap itself may have grown little.
  */
-export function shouldTrim(state: TrimState, utilisation: number, now: MemorySizes): boolean {
+export function shouldTrim(state: TrimState, quietMs: number, now: MemorySizes): boolean {
   return (
-    utilisation < IDLE_UTILISATION &&
+    quietMs >= QUIET_BEFORE_TRIM_MS &&
     (now.heapBytes - state.baseline.heapBytes >= GROWTH_BYTES ||
       now.rssBytes - state.baseline.rssBytes >= GROWTH_BYTES)
   );
 }
+
+/** How long the process has been idle after an interval of `intervalMs` at `utilisation`: none if busy. */
+export const quietAfter = (quietMs: number, utilisation: number, intervalMs: number): number =>
+  utilisation < IDLE_UTILISATION ? quietMs + intervalMs : 0;
 
 const sizesNow = (): MemorySizes => {
   const usage = process.memoryUsage();
@@ -75,9 +88,9 @@ const sizesNow = (): MemorySizes => {
 
 /**
  * After start and after a burst, V8 keeps the heap it grew (and the garbage in it) until something
- * allocates again, so an idle process would hold its peak memory. Every `everyMs`, a process that was idle for the whole interval
- * and whose heap or RSS grew by 32 MiB since the last trim runs one full collection, which gives the pages
- * back.
+ * allocates again, so an idle process would hold its peak memory. Every `everyMs`, a process idle for
+ * every interval of the last QUIET_BEFORE_TRIM_MS whose heap or RSS grew by 32 MiB since the last trim
+ * runs one full collection, which gives the pages back.
  * Never under load: a busy process collects as it goes. Needs `applyRuntimeFlags()` first; otherwise a no-op.
  * Answers a stop function.
  */
@@ -88,12 +101,14 @@ export function trimHeapWhenIdle(everyMs = 5_000): () => void {
   // first idle interval.
   const state: TrimState = { baseline: sizesBeforeStart ?? sizesNow() };
   let last = performance.eventLoopUtilization();
+  let quietMs = 0;
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const { utilization } = performance.eventLoopUtilization(now, last);
     last = now;
+    quietMs = quietAfter(quietMs, utilization, everyMs);
     const sizes = sizesNow();
-    if (shouldTrim(state, utilization, sizes)) {
+    if (shouldTrim(state, quietMs, sizes)) {
       collectAll(gc);
       state.baseline = sizesNow();
     } else {
