@@ -42,11 +42,11 @@ export function applyRuntimeFlags(options: { leanHeap: boolean }): void {
  */
 const IDLE_UTILISATION = 0.01;
 /**
- * How long a process must have been idle before a trim. The collection shrinks the young generation to
- * its least, and the next load runs with it until it grows back: the api's reads after a trim took ten
- * times the scavenges and 20-35% more CPU per request than without one (issue 82). Bursts a few seconds
- * apart (a page polled, a bench's rounds) keep a process warm; one idle this long gives its memory back,
- * still within 30 s of its last request.
+ * How long a process must have been idle before a trim. A trim costs the next load: the api's reads
+ * after one took ten times the scavenges (the young generation starts again from its least), twice the
+ * deoptimisations and 20-35% more CPU per request than without one, for tens of seconds (issue 82).
+ * Bursts a few seconds apart (a page polled, a bench's rounds) keep a process warm; one idle this long
+ * gives its memory back, still within 30 s of its last request.
  */
 export const QUIET_BEFORE_TRIM_MS = 15_000;
 /** Heap or RSS grown by at least this much since the last trim is worth one. */
