@@ -97,8 +97,8 @@ const sizesNow = (): MemorySizes => {
 export function trimHeapWhenIdle(everyMs = 5_000): () => void {
   const gc = collectGarbage;
   if (!gc) return () => undefined;
-  // From the sizes before the app was built: what starting left (about 100 MiB of the api's) goes at the
-  // first idle interval.
+  // From the sizes before the app was built: what starting left (about 100 MiB of the api's) goes once
+  // the process has been quiet for QUIET_BEFORE_TRIM_MS.
   const state: TrimState = { baseline: sizesBeforeStart ?? sizesNow() };
   let last = performance.eventLoopUtilization();
   let quietMs = 0;
