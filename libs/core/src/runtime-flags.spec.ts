@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { QUIET_BEFORE_TRIM_MS, quietAfter, shouldTrim } from './runtime-flags.js';
 
@@ -42,5 +43,14 @@ describe('quietAfter', () => {
       intervals.push(quiet >= QUIET_BEFORE_TRIM_MS ? n : 0);
     }
     expect(intervals).toEqual([0, 0, 3, 4]);
+  });
+});
+
+describe("the operator's docs", () => {
+  it('state the quiet a trim waits for as the code has it', () => {
+    const operations = readFileSync(new URL('../../../docs/operations.md', import.meta.url), 'utf8');
+    expect(operations.replace(/\s+/g, ' ')).toContain(
+      `an app idle for ${QUIET_BEFORE_TRIM_MS / 1000} s gives`,
+    );
   });
 });
