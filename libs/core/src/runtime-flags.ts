@@ -43,8 +43,9 @@ export function applyRuntimeFlags(options: { leanHeap: boolean }): void {
 const IDLE_UTILISATION = 0.01;
 /**
  * How long a process must have been idle before a trim. A trim costs the next load: the api's reads
- * after one took ten times the scavenges (the young generation starts again from its least), twice the
- * deoptimisations and 20-35% more CPU per request than without one, for tens of seconds (issue 82).
+ * after one took ten times the scavenges (the young generation started again from its least; the api's
+ * now starts from 16 MiB, scripts/app-runtime.mjs), twice the deoptimisations and 20-35% more CPU per
+ * request than without one, for tens of seconds (issue 82).
  * Bursts a few seconds apart (a page polled, a bench's rounds) keep a process warm; one idle this long
  * gives its memory back, still within 30 s of its last request.
  */
