@@ -43,9 +43,10 @@ export function applyRuntimeFlags(options: { leanHeap: boolean }): void {
 const IDLE_UTILISATION = 0.01;
 /**
  * How long a process must have been idle before a trim. A trim costs the next load: the api's reads
- * after one took ten times the scavenges (the young generation started again from its least; the api's
- * now starts from 16 MiB, scripts/app-runtime.mjs), twice the deoptimisations and 20-35% more CPU per
- * request than without one, for tens of seconds (issue 82).
+ * after one took twice the deoptimisations and a third more CPU per request than an untrimmed api's for
+ * their first ~8 s at 1,500 req/s, the same after ~15 s (issue 82). Its young generation now starts
+ * again from 16 MiB (scripts/app-runtime.mjs); from V8's least, 1 MiB, the reads also ran ten times
+ * the scavenges.
  * Bursts a few seconds apart (a page polled, a bench's rounds) keep a process warm; one idle this long
  * gives its memory back, still within 30 s of its last request.
  */
