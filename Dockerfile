@@ -30,5 +30,6 @@ COPY --from=build /app/apps/api/console ./apps/api/console
 # The SDK's version, which names the bundle the console loads.
 COPY --from=build /app/libs/merchant-sdk/package.json ./libs/merchant-sdk/package.json
 USER node
-# Override per service: dist/apps/{api,worker,sandbox}/src/main.js, or dist/libs/database/src/migrate.cli.js
-CMD ["node", "--enable-source-maps", "dist/apps/api/src/main.js"]
+# The api with its Node flags (scripts/app-runtime.mjs). Override per service with the worker's or the
+# sandbox's main.js and flags (as docker-compose.yml does), or dist/libs/database/src/migrate.cli.js
+CMD ["node", "--enable-source-maps", "--min-semi-space-size=16", "--no-memory-reducer", "dist/apps/api/src/main.js"]

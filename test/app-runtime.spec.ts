@@ -34,6 +34,15 @@ describe('how the apps run', () => {
     }
   });
 
+  it("starts the image's default command, the api, with the api's Node flags", () => {
+    const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+    expect(cmd, 'the Dockerfile has no CMD in exec form').toBeDefined();
+    const command = JSON.parse(cmd!) as string[];
+    const main = command.indexOf('dist/apps/api/src/main.js');
+    expect(main).toBeGreaterThan(0);
+    expect(command.slice(1, main).filter((f) => f !== '--enable-source-maps')).toEqual(APP_NODE_FLAGS.api);
+  });
+
   it('gives every app the environment npm start gives it', () => {
     for (const [name, value] of Object.entries(APP_ENV)) expect(dockerfile).toContain(`ENV ${name}=${value}`);
   });
