@@ -16,8 +16,8 @@ export const APP_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' };
  * From 16 the api read ~9% less CPU per request after a trim (accounts page at 1,500 req/s, two pairs of
  * api processes in one run: 143/144 vs 159/156 µs) at the same RSS once trimmed (178-181 MiB vs
  * 183-186). No memory reducer: after start and after each burst it spent 15 to 20 ms of CPU a second
- * for 20 to 40 s giving pages back in small steps; the apps give them back in one collection instead (trimHeapWhenIdle in
- * libs/core). Every app under apps/ is named here (test/app-runtime.spec.ts).
+ * for 20 to 40 s giving pages back in small steps; the apps give them back in one collection instead
+ * (trimHeapWhenIdle in libs/core). Every app under apps/ is named here (test/app-runtime.spec.ts).
  */
 export const APP_NODE_FLAGS = {
   api: ['--min-semi-space-size=16', '--no-memory-reducer'],

@@ -13,6 +13,10 @@ const compose = load(readFileSync(new URL('../docker-compose.yml', import.meta.u
 };
 const dockerfile = readFileSync(new URL('../Dockerfile', import.meta.url), 'utf8');
 
+/** The Node flags a command gives before the app's main file (source maps aside). */
+const flagsBefore = (command: string[], main: string) =>
+  command.slice(1, command.indexOf(main)).filter((f) => f !== '--enable-source-maps');
+
 describe('how the apps run', () => {
   it('names the Node flags of every app under apps/ (npm start starts each with them)', () => {
     const apps = readdirSync(new URL('../apps', import.meta.url), { withFileTypes: true })
@@ -28,19 +32,15 @@ describe('how the apps run', () => {
       .filter((c) => c.includes(main));
     // The demo merchant app is npm start's alone.
     if (flags.length > 0) expect(commands.length).toBeGreaterThan(0);
-    for (const command of commands) {
-      const before = command.slice(1, command.indexOf(main)).filter((f) => f !== '--enable-source-maps');
-      expect(before).toEqual(flags);
-    }
+    for (const command of commands) expect(flagsBefore(command, main)).toEqual(flags);
   });
 
   it("starts the image's default command, the api, with the api's Node flags", () => {
     const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
     expect(cmd, 'the Dockerfile has no CMD in exec form').toBeDefined();
     const command = JSON.parse(cmd!) as string[];
-    const main = command.indexOf('dist/apps/api/src/main.js');
-    expect(main).toBeGreaterThan(0);
-    expect(command.slice(1, main).filter((f) => f !== '--enable-source-maps')).toEqual(APP_NODE_FLAGS.api);
+    expect(command).toContain('dist/apps/api/src/main.js');
+    expect(flagsBefore(command, 'dist/apps/api/src/main.js')).toEqual(APP_NODE_FLAGS.api);
   });
 
   it('gives every app the environment npm start gives it', () => {
