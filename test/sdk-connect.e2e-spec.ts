@@ -160,8 +160,16 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
         problems.push(`HTTP ${answer.status()}: ${answer.request().method()} ${answer.url()}`);
     });
     await page.goto(url);
+    await scriptDone(page);
     return { page, context, problems };
   };
+
+  /**
+   * The test page's script has run to its end, the SDK imported a second time (definedOnce): a test that
+   * navigates sooner has the browser abort that import, and records it as a failed request.
+   */
+  const scriptDone = (page: Page) =>
+    page.waitForFunction('window.definedOnce !== undefined', undefined, { timeout: WAIT.page });
 
   /** What the page recorded; nothing while it is (re)loading. */
   const events = (page: Page) => page.evaluate<SeenEvent[]>('window.bffEvents ?? []');
@@ -363,6 +371,7 @@ describe('<bff-connect> (@open-banking-bff/merchant-sdk/connect), in Chromium', 
     expect((await origins([shopUrl, elsewhere])).status).toBe(200);
     try {
       await page.reload();
+      await scriptDone(page);
       await page.locator('bff-connect button.institution').first().waitFor();
       expect(problems).toEqual([]);
     } finally {
