@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 
 /**
+ * The time part of the last id made, up to its version digit: a page of a first sync makes a thousand ids
+ * in the same millisecond: formatting the time for each, and two slices of the random part where one does,
+ * were half of an id's cost (480 against 240 ns).
+ */
+let prefixTime = -1;
+let prefix = '';
+
+/**
  * A UUID v7 (RFC 9562) made here, because the consent id must be known before the row exists: it goes
  * into the signed `state` sent upstream, and the row needs the upstream consent id. v7 like the database
  * default, so ids stay in creation order and the list can page by id alone. Its 74 random bits are a v4's
@@ -8,10 +16,14 @@ import { randomUUID } from 'node:crypto';
  * dispatch noticeably), behind the 48-bit millisecond time.
  */
 export function uuidV7(now = Date.now()): string {
-  if (!Number.isInteger(now) || now < 0 || now >= 2 ** 48) throw new RangeError(`uuidV7: bad time ${now}`);
-  const random = randomUUID(); // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx; V already holds the variant, 10xx
-  const time = now.toString(16).padStart(12, '0');
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15, 18)}-${random.slice(19)}`;
+  if (now !== prefixTime) {
+    if (!Number.isInteger(now) || now < 0 || now >= 2 ** 48) throw new RangeError(`uuidV7: bad time ${now}`);
+    const time = now.toString(16).padStart(12, '0');
+    prefix = `${time.slice(0, 8)}-${time.slice(8, 12)}-7`;
+    prefixTime = now;
+  }
+  // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx: from its 16th character, `xxx-Vxxx-xxxxxxxxxxxx`, V the variant (10xx).
+  return prefix + randomUUID().slice(15);
 }
 
 /** Any RFC 9562 UUID, case-insensitive: the shape of every id we issue and of the upstream's. */
