@@ -1,5 +1,8 @@
 // Types of cpu.mjs for the TypeScript tests.
 
+/** One clock tick of /proc's utime and stime, in µs. */
+export const TICK_MICROS: number;
+
 /** CPU time (user + system) a process has used, or one of its threads, in µs. */
 export function cpuMicros(pid: number, tid?: number): number;
 
