@@ -42,11 +42,15 @@ export function applyRuntimeFlags(options: { leanHeap: boolean }): void {
  */
 const IDLE_UTILISATION = 0.01;
 /**
- * How long a process must have been idle before a trim. A trim costs the next load: the api's reads
- * after one took twice the deoptimisations and a third more CPU per request than an untrimmed api's for
- * their first ~8 s at 1,500 req/s, the same after ~15 s (issue 82). Its young generation now starts
- * again from 16 MiB (scripts/app-runtime.mjs); from V8's least, 1 MiB, the reads also ran ten times
- * the scavenges.
+ * How long a process must have been idle before a trim. A trim costs the next load: V8 drops the
+ * optimised code of the hot path when it collects the objects that code was made for (`--trace-deopt`:
+ * "embedded weak objects cleared"), and the api compiled about 85 functions again over its next ~1,500
+ * reads, which also faulted in again, 6 pages a read at first, what the trim gave back. A stored page at
+ * 250 req/s after 30 s idle cost 419, 292, 255 µs per read over its first three rounds of 750, against
+ * 196, 192, 181 untrimmed (issue 82). Any full collection after idle drops the code: a regular one too
+ * (357, 256, 215 µs, and no memory given back); `--no-flush-bytecode` and `--retain-maps-for-n-gc=16` did
+ * not keep it. Its young generation starts again from 16 MiB (scripts/app-runtime.mjs); from V8's
+ * least, 1 MiB, the reads also ran ten times the scavenges.
  * Bursts a few seconds apart (a page polled, a bench's rounds) keep a process warm; one idle this long
  * gives its memory back, still within 30 s of its last request.
  */
