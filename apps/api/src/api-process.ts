@@ -5,6 +5,7 @@ import {
   stopOnSignals,
   trimHeapWhenIdle,
 } from '#libs/core';
+import { requestsAnswered } from '#libs/http';
 import type { Tracing } from '#libs/observability';
 import { UpstreamReceiverRegistrar } from './admin/upstream-receiver.registrar.js';
 import { createApiApp } from './bootstrap.js';
@@ -45,5 +46,6 @@ export async function runApi(config: AppConfig, tracing: Tracing): Promise<void>
       'these settings are no longer read (docs/configuration.md says what replaced each)',
     );
   }
-  trimHeapWhenIdle();
+  // Idle only while it answers nothing: under 1% busy may still be a light load (see IDLE_UTILISATION).
+  trimHeapWhenIdle({ workDone: requestsAnswered });
 }

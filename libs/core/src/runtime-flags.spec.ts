@@ -35,6 +35,11 @@ describe('quietAfter', () => {
   it('starts again after a light load: a collection would land in it', () => {
     expect(quietAfter(10_000, 0.02, INTERVAL_MS)).toBe(0);
   });
+  it('starts again after an interval that did work, however little busy it was', () => {
+    // A stored page read at 250 req/s in bursts of 2.3 s every 9 s: some 5 s intervals were under 1% busy.
+    expect(quietAfter(10_000, 0.008, INTERVAL_MS, true)).toBe(0);
+    expect(quietAfter(10_000, 0.008, INTERVAL_MS, false)).toBe(15_000);
+  });
   it('reaches the trim only after as many idle intervals in a row as it takes', () => {
     let quiet = 0;
     const intervals: number[] = [];

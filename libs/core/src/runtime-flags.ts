@@ -38,7 +38,10 @@ export function applyRuntimeFlags(options: { leanHeap: boolean }): void {
 /**
  * Busy below this share of the interval counts as idle. An idle api is near 0.4%; at 5%, an interval that
  * was mostly quiet but ended in a light load (a few hundred small reads a second) counted as idle, and the
- * trim's 250 ms collection landed in the load.
+ * trim's 250 ms collection landed in the load. A share alone cannot tell a light load from none: an api
+ * reading a stored page at 250 req/s in bursts of 2.3 s every 9 s was under 1% busy in some intervals,
+ * trimmed in the middle of the load, and its next reads cost three to four times the CPU. A process that
+ * counts its work (`trimHeapWhenIdle`'s `workDone`) is idle only in an interval that did none.
  */
 const IDLE_UTILISATION = 0.01;
 /**
@@ -83,9 +86,16 @@ export function shouldTrim(state: TrimState, quietMs: number, now: MemorySizes):
   );
 }
 
-/** How long the process has been idle after an interval of `intervalMs` at `utilisation`: none if busy. */
-export const quietAfter = (quietMs: number, utilisation: number, intervalMs: number): number =>
-  utilisation < IDLE_UTILISATION ? quietMs + intervalMs : 0;
+/**
+ * How long the process has been idle after an interval of `intervalMs` at `utilisation` in which it did
+ * work (`worked`, when it counts its work) or none: none if busy.
+ */
+export const quietAfter = (
+  quietMs: number,
+  utilisation: number,
+  intervalMs: number,
+  worked = false,
+): number => (!worked && utilisation < IDLE_UTILISATION ? quietMs + intervalMs : 0);
 
 const sizesNow = (): MemorySizes => {
   const usage = process.memoryUsage();
@@ -97,10 +107,12 @@ const sizesNow = (): MemorySizes => {
  * allocates again, so an idle process would hold its peak memory. Every `everyMs`, a process idle for
  * every interval of the last QUIET_BEFORE_TRIM_MS whose heap or RSS grew by 32 MiB since the last trim
  * runs one full collection, which gives the pages back.
- * Never under load: a busy process collects as it goes. Needs `applyRuntimeFlags()` first; otherwise a no-op.
- * Answers a stop function.
+ * Never under load: a busy process collects as it goes. `workDone`: a count of the work the process has
+ * done so far (the api's requests answered), which any work in an interval moves on. Needs
+ * `applyRuntimeFlags()` first; otherwise a no-op. Answers a stop function.
  */
-export function trimHeapWhenIdle(everyMs = 5_000): () => void {
+export function trimHeapWhenIdle(options: { everyMs?: number; workDone?: () => number } = {}): () => void {
+  const { everyMs = 5_000, workDone } = options;
   const gc = collectGarbage;
   if (!gc) return () => undefined;
   // From the sizes before the app was built: what starting left (about 100 MiB of the api's) goes once
@@ -108,11 +120,14 @@ export function trimHeapWhenIdle(everyMs = 5_000): () => void {
   const state: TrimState = { baseline: sizesBeforeStart ?? sizesNow() };
   let last = performance.eventLoopUtilization();
   let quietMs = 0;
+  let lastWork = workDone?.();
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const { utilization } = performance.eventLoopUtilization(now, last);
     last = now;
-    quietMs = quietAfter(quietMs, utilization, everyMs);
+    const work = workDone?.();
+    quietMs = quietAfter(quietMs, utilization, everyMs, work !== lastWork);
+    lastWork = work;
     const sizes = sizesNow();
     if (shouldTrim(state, quietMs, sizes)) {
       collectAll(gc);

@@ -98,9 +98,15 @@ export async function createHttpApp(
   return app;
 }
 
+let answered = 0;
+
+/** How many requests the HTTP apps of this process have answered: a process idle since answers the same. */
+export const requestsAnswered = (): number => answered;
+
 /** Every answer's metrics and access-log line, once it is sent. */
 function observeResponses(fastify: FastifyInstance, options: HttpAppOptions): void {
   fastify.addHook('onResponse', (request, reply, done) => {
+    answered += 1;
     const route = request.routeOptions.url ?? 'unmatched';
     const labels = { method: request.method, route, status: String(reply.statusCode) };
     const seconds = reply.elapsedTime / 1000;
