@@ -10,12 +10,18 @@ import {
   createValidationPipe,
   HttpErrorFilter,
   type NestFastifyApplication,
+  PROBE_CONFIG,
+  ProbeRoutes,
   Public,
   registerAccess,
+  requestsAnsweredBy,
   routeConfigOf,
+  routeHandlersOf,
 } from '#libs/http';
 import { Metrics, ObservabilityModule } from '#libs/observability';
-import { ApiClient, captureLogger, startApi, startStack, useStack } from './kit/index.js';
+import { HealthController } from '../apps/api/src/system/health.controller.js';
+import { MetricsController } from '../apps/api/src/system/metrics.controller.js';
+import { ApiClient, captureLogger, eventually, startApi, startStack, useStack } from './kit/index.js';
 
 describe('api: health, error envelope, request ids, metrics', () => {
   const stack = useStack();
@@ -259,6 +265,57 @@ describe('api: every route declares its authentication', () => {
       expect(undeclared).toEqual([]);
     } finally {
       await stack.close();
+    }
+  });
+});
+
+@ProbeRoutes()
+@Public()
+@Controller('health')
+class PolledController {
+  @Get('live')
+  live() {
+    return { status: 'ok' };
+  }
+}
+
+@Public()
+@Controller('work')
+class WorkController {
+  @Get()
+  work() {
+    return { done: true };
+  }
+}
+
+describe("api: the requests an app answered, its probes left out (the api's trim waits for none)", () => {
+  it('counts every answer but those of routes an orchestrator or a scraper polls', async () => {
+    const { logger } = captureLogger();
+    const metrics = new Metrics('answered');
+    @Module({
+      imports: [ObservabilityModule.forRoot(logger, metrics)],
+      controllers: [PolledController, WorkController],
+    })
+    class AnsweredAppModule {}
+    const app = await createHttpApp(AnsweredAppModule, { logger, metrics, bodyLimitBytes: 1024 });
+    registerAccess(app.getHttpAdapter().getInstance(), logger, { authenticate: () => undefined });
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+      for (let i = 0; i < 3; i += 1) expect((await fetch(`${url}/health/live`)).status).toBe(200);
+      expect((await fetch(`${url}/work`)).status).toBe(200);
+      // The probes were answered first: once the work is counted, theirs would be too.
+      expect(await eventually('the work counted', () => requestsAnsweredBy(app) || undefined)).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("marks the real api's health and metrics routes as probes", () => {
+    for (const controller of [HealthController, MetricsController]) {
+      const routes = routeHandlersOf(controller);
+      expect(routes.length).toBeGreaterThan(0);
+      for (const handler of routes) expect(routeConfigOf(handler)[PROBE_CONFIG]).toBe(true);
     }
   });
 });

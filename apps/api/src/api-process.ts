@@ -5,7 +5,7 @@ import {
   stopOnSignals,
   trimHeapWhenIdle,
 } from '#libs/core';
-import { requestsAnswered } from '#libs/http';
+import { requestsAnsweredBy } from '#libs/http';
 import type { Tracing } from '#libs/observability';
 import { UpstreamReceiverRegistrar } from './admin/upstream-receiver.registrar.js';
 import { createApiApp } from './bootstrap.js';
@@ -46,6 +46,7 @@ export async function runApi(config: AppConfig, tracing: Tracing): Promise<void>
       'these settings are no longer read (docs/configuration.md says what replaced each)',
     );
   }
-  // Idle only while it answers nothing: under 1% busy may still be a light load (see IDLE_UTILISATION).
-  trimHeapWhenIdle({ workDone: requestsAnswered });
+  // Idle only while it answers nothing but its probes: under 1% busy may still be a light load
+  // (IDLE_UTILISATION in libs/core).
+  trimHeapWhenIdle({ workDone: () => requestsAnsweredBy(app) });
 }

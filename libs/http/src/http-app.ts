@@ -19,6 +19,7 @@ import {
   registerBodyParsers,
   registerRequestGuards,
 } from './malformed-input.js';
+import { PROBE_CONFIG } from './route-config.js';
 
 /** Accepted inbound request ids; anything else is replaced, so logs and headers stay clean. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -98,15 +99,25 @@ export async function createHttpApp(
   return app;
 }
 
-let answered = 0;
+/** The requests each app has answered, its probes left out (see requestsAnsweredBy). */
+const ANSWERED = new WeakMap<FastifyInstance, { count: number }>();
 
-/** How many requests the HTTP apps of this process have answered: a process idle since answers the same. */
-export const requestsAnswered = (): number => answered;
+/**
+ * How many requests `app` has answered, its probes (health, metrics: `ProbeRoutes`) left out: an app
+ * that answered only those since is idle.
+ */
+export const requestsAnsweredBy = (app: NestFastifyApplication): number =>
+  ANSWERED.get(app.getHttpAdapter().getInstance())?.count ?? 0;
 
 /** Every answer's metrics and access-log line, once it is sent. */
 function observeResponses(fastify: FastifyInstance, options: HttpAppOptions): void {
+  const answered = { count: 0 };
+  ANSWERED.set(fastify, answered);
   fastify.addHook('onResponse', (request, reply, done) => {
-    answered += 1;
+    if (
+      (request.routeOptions.config as unknown as Record<string, unknown> | undefined)?.[PROBE_CONFIG] !== true
+    )
+      answered.count += 1;
     const route = request.routeOptions.url ?? 'unmatched';
     const labels = { method: request.method, route, status: String(reply.statusCode) };
     const seconds = reply.elapsedTime / 1000;

@@ -35,3 +35,17 @@ export function routeHandlersOf(controller: new (...args: never[]) => unknown): 
       : [];
   });
 }
+
+/** Fastify route config key set by {@link ProbeRoutes}. */
+export const PROBE_CONFIG = 'probe';
+
+/**
+ * A controller whose routes an orchestrator or a scraper calls every few seconds (health, metrics): their
+ * answers are not the app's work, and an app answering only them is idle (`requestsAnsweredBy`).
+ */
+export const ProbeRoutes =
+  (): ClassDecorator =>
+  (target): void => {
+    for (const handler of routeHandlersOf(target as never))
+      mergeRouteConfig(handler, { [PROBE_CONFIG]: true });
+  };

@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import { HealthCheck, type HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
-import { ApiErrorResponse, Public } from '#libs/http';
+import { ApiErrorResponse, ProbeRoutes, Public } from '#libs/http';
 import { DependencyHealthIndicators } from './dependency-health.indicators.js';
 import { HealthResultOutput } from './outputs/health-result.output.js';
 import { ReceiverHealthIndicator } from './receiver-health.indicator.js';
@@ -22,6 +22,7 @@ function healthOutput(result: HealthCheckResult): HealthResultOutput {
 }
 
 @Public()
+@ProbeRoutes()
 @Controller('health')
 export class HealthController {
   constructor(

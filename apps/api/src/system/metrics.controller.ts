@@ -1,9 +1,10 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { Public } from '#libs/http';
+import { ProbeRoutes, Public } from '#libs/http';
 import { Metrics } from '#libs/observability';
 
 /** Prometheus scrape endpoint. Public like health: keep the api's port off the internet or filter /metrics at the edge. */
 @Public()
+@ProbeRoutes()
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly metrics: Metrics) {}
