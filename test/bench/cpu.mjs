@@ -17,11 +17,18 @@ function threadMicros(pid, tid) {
   return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e3;
 }
 
+/**
+ * The fields of a /proc stat file after the command's name (which may hold spaces), from the state (field
+ * 3, at 0): ppid at 1, utime 11, stime 12, cutime 13, cstime 14, the times in clock ticks.
+ */
+function statFields(file) {
+  const stat = readFileSync(file, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /** utime + stime of a /proc stat file, in µs: whole clock ticks. */
 function ticksMicros(file) {
-  const stat = readFileSync(file, 'utf8');
-  // Fields after the command's name (which may hold spaces): state is field 3, utime 14, stime 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(file);
   return (Number(fields[11]) + Number(fields[12])) * TICK_MICROS;
 }
 
@@ -50,9 +57,8 @@ export function cpuMicros(pid, tid) {
 
 /** A process's own CPU (utime + stime) and its reaped children's (cutime + cstime), in µs. */
 function ownAndReaped(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const us = (i) => (Number(fields[i]) * 1e6) / CLOCK_TICKS_PER_S;
+  const fields = statFields(`/proc/${pid}/stat`);
+  const us = (i) => Number(fields[i]) * TICK_MICROS;
   return { own: us(11) + us(12), reaped: us(13) + us(14) };
 }
 
@@ -65,8 +71,7 @@ function childrenOf(pid) {
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
+        if (Number(statFields(`/proc/${entry}/stat`)[1]) === pid) children.push(Number(entry));
       } catch {
         // Ended between the listing and the read.
       }
