@@ -22,7 +22,8 @@ import {
 const REDIRECT = 'https://app.merchant.example/banks/done';
 
 describe('api: consent scope, re-authorisation and expiry (issue 8 defects 1, 2, 8, 9)', () => {
-  const stack = useStack();
+  // A queue of its own: a test starts a worker, which takes every job on its prefix.
+  const stack = useStack({ overrides: { QUEUE_PREFIX: uniqueQueuePrefix('consent-scope') } });
   let admin: SandboxHttp;
   let prisma: PrismaService;
   let owner: CreatedMerchant;

@@ -71,6 +71,7 @@ export interface Stack {
 
 export interface StackOptions {
   overrides?: Record<string, string>;
+  /** A worker in this process, on a queue prefix of the stack's own unless `overrides` sets QUEUE_PREFIX. */
   worker?: boolean;
   /**
    * A migrated database of the stack's own, named after this label (letters, digits, `_`, `-`), and a
@@ -104,7 +105,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           API_PUBLIC_URL: `http://127.0.0.1:${ports.api}`,
         }
       : {}),
-    ...(database ? { QUEUE_PREFIX: uniqueQueuePrefix(options.ownDatabase!) } : {}),
+    // A worker takes every job on its prefix (see refuseSharedQueue): a stack with one has a prefix of its own.
+    ...(database || options.worker
+      ? { QUEUE_PREFIX: uniqueQueuePrefix(options.ownDatabase ?? 'stack') }
+      : {}),
     ...options.overrides,
     ...(database ? { DATABASE_URL: database.url } : {}),
   };

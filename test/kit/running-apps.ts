@@ -83,11 +83,25 @@ export async function startApi(
   return { ...running, config };
 }
 
+/**
+ * Refuses a worker on the queue prefix every test file shares (vitest.config.ts sets it). Files run in
+ * parallel, and a worker takes every job on its prefix: one on the shared prefix ran other files' first
+ * syncs against its own sandbox, and a file that read its accounts unsynced read them syncing.
+ */
+export function refuseSharedQueue(queuePrefix: string): void {
+  if (queuePrefix === process.env.QUEUE_PREFIX)
+    throw new Error(
+      `a worker on the shared test queue prefix (${queuePrefix}) would take other files' jobs: ` +
+        'give its stack a database (ownDatabase) or a queue prefix (uniqueQueuePrefix) of its own',
+    );
+}
+
 export async function startWorker(
   overrides: Record<string, string> = {},
   logger?: AppLogger,
 ): Promise<WorkerApp & { config: AppConfig }> {
   const config = testConfig(overrides);
+  refuseSharedQueue(config.redis.queuePrefix);
   const worker = await createWorkerApp(config, logger);
   await worker.app.init();
   return { ...worker, config };

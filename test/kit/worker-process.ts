@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { eventually, WAIT } from '#libs/testing';
 import type { Stack } from './api-kit.js';
-import { freePort } from './running-apps.js';
+import { freePort, refuseSharedQueue } from './running-apps.js';
 
 export interface WorkerProcess {
   pid: number;
@@ -50,6 +50,7 @@ const THIS_CHECKOUT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** A worker as its own process, built from dist/ (npm test builds it), on the environment's database. */
 export function spawnWorker(overrides: Record<string, string>, options: SpawnOptions = {}): WorkerProcess {
+  refuseSharedQueue(overrides.QUEUE_PREFIX ?? process.env.QUEUE_PREFIX ?? '');
   return spawnApp('worker', overrides, options);
 }
 
