@@ -1,8 +1,10 @@
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import type { AppConfig } from '#libs/config';
 import type { MerchantCaller } from '#libs/context';
 import { UserRepository } from '#libs/domain/users';
 import type { AppLogger } from '#libs/observability';
+import { createRedisClient } from '#libs/redis';
 import { testConfig, uniqueQueuePrefix } from '#libs/testing';
 import type { CreateMerchantInput } from '../../apps/api/src/admin/inputs/create-merchant.input.js';
 import type { CreateConsentInput } from '../../apps/api/src/consents/inputs/create-consent.input.js';
@@ -65,7 +67,10 @@ export interface Stack {
   startApi(overrides?: Record<string, string>, options?: ApiStartOptions): Promise<Api>;
   /** Another worker, on the stack's sandbox, database and overrides plus `overrides`; closed likewise. */
   startWorker(overrides?: Record<string, string>): Promise<Worker & { close(): Promise<void> }>;
-  /** Closes the apps, then drops the stack's own database (if it has one), even when closing failed. */
+  /**
+   * Closes the apps, then drops the keys of the stack's own queue prefix (dropQueueKeys) and its own
+   * database (if it has one), the database even when closing failed.
+   */
   close(): Promise<void>;
 }
 
@@ -89,6 +94,26 @@ export interface StackOptions {
   publicPorts?: boolean;
 }
 
+/** Settings that put a stack on a Redis of a test's own, which the test stops or removes itself. */
+const REDIS_ELSEWHERE = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'];
+
+/**
+ * Every key of the queues on `redis.queuePrefix`, from the Redis the test files share: a prefix of a
+ * stack's own is never used again, and each `npm test` left some 3,000 keys (jobs waiting, jobs kept
+ * after they ended) in a developer's Redis.
+ */
+async function dropQueueKeys(redis: AppConfig['redis']): Promise<void> {
+  // A cluster is never the shared Redis (REDIS_ELSEWHERE), and keeps its keys on each node.
+  if (redis.cluster) throw new Error('dropQueueKeys: not on a Redis Cluster');
+  const client = createRedisClient(redis, { maxRetriesPerRequest: 1 }) as Redis;
+  try {
+    for await (const keys of client.scanStream({ match: `{${redis.queuePrefix}}:*`, count: 1000 }))
+      if ((keys as string[]).length > 0) await client.unlink(...(keys as string[]));
+  } finally {
+    client.disconnect();
+  }
+}
+
 /**
  * Sandbox and api on random ports (the api's public URL fixed, so callbacks can be re-based), a worker and
  * a database of their own when asked, all sharing `overrides`.
@@ -96,6 +121,7 @@ export interface StackOptions {
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const database = options.ownDatabase === undefined ? undefined : await scratchDatabase(options.ownDatabase);
   const ports = options.publicPorts ? { sandbox: await freePort(), api: await freePort() } : undefined;
+  const ownPrefix = uniqueQueuePrefix(options.ownDatabase ?? 'stack');
   const overrides: Record<string, string> = {
     LOG_LEVEL: 'error',
     API_PUBLIC_URL: 'http://localhost:3000',
@@ -106,12 +132,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         }
       : {}),
     // A worker takes every job on its prefix (see refuseSharedQueue): a stack with one has a prefix of its own.
-    ...(database || options.worker
-      ? { QUEUE_PREFIX: uniqueQueuePrefix(options.ownDatabase ?? 'stack') }
-      : {}),
+    ...(database || options.worker ? { QUEUE_PREFIX: ownPrefix } : {}),
     ...options.overrides,
     ...(database ? { DATABASE_URL: database.url } : {}),
   };
+  const dropsQueue =
+    overrides.QUEUE_PREFIX === ownPrefix && !REDIS_ELSEWHERE.some((name) => name in overrides);
   // Whatever started is closed again (newest first), and the database dropped, when a later step fails.
   const started = new Set<{ close(): Promise<void> }>();
   /** `close` for an app started later, once: by the test, or else by the stack. */
@@ -127,6 +153,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const closeAll = async () => {
     try {
       for (const app of [...started].reverse()) await app.close();
+      if (dropsQueue) await dropQueueKeys(testConfig(overrides).redis);
     } finally {
       await database?.drop();
     }
