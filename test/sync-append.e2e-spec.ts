@@ -35,7 +35,7 @@ const record = fc.record({
   amount: fc.constantFrom(-12.5, 3, 1e-7, 0.1, 99_999_999_999.99),
   day: fc.integer({ min: 1, max: 28 }),
   status: fc.constantFrom('BOOKED', 'PENDING'),
-  description: fc.constantFrom('coffee', 'tab\there', 'back\\slash', 'line\nbreak', null),
+  description: fc.constantFrom('coffee', 'tab\there', 'back\\slash', 'line\nbreak', 'café ☕ 🏦', null),
 });
 type RecordSpec = typeof record extends fc.Arbitrary<infer T> ? T : never;
 
@@ -212,8 +212,9 @@ describe('a first sync appended by COPY', () => {
     const merchantId = tenantOfRecord({ merchantId: tenant.merchant.merchant.id });
     const consent = await createConsentRow(prisma, { id: tenant.userId, merchantId });
     const [accountId] = await createDueAccounts(prisma, consent, 1);
-    // Three descriptions of 600,000 characters (with the characters COPY escapes): past 1 MiB of text.
-    const long = (n: number) => `${n}\t\\`.repeat(150_000);
+    // Three descriptions of 600,000 characters (with the characters COPY escapes, and ones of three and
+    // four bytes in UTF-8): past 1 MiB of text.
+    const long = (n: number) => `${n}\t\\€🏦`.repeat(100_000);
     const spec: RecordSpec = { key: 0, amount: 3, day: 1, status: 'BOOKED', description: null };
     const large = [0, 1, 2].map((n) => ({ ...transaction({ ...spec, key: n }), description: long(n) }));
     const small = [transaction({ ...spec, key: 3, description: 'coffee' })];
