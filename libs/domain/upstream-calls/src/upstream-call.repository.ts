@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { MerchantId } from '#libs/context';
-import { DatabasePool, queryOn, type Statement } from '#libs/database';
+import { DatabasePool } from '#libs/database';
 import { isBigintKey } from '#libs/ids';
 import { UPSTREAM_CALL_SQL, type UpstreamCallRow } from './upstream-call.statements.js';
 
@@ -64,38 +64,31 @@ export class UpstreamCallRepository {
    * ours and costs about a quarter as much (a crash of Postgres itself may lose its last ~0.6 s).
    */
   async insertOne(call: RecordedCall): Promise<string | undefined> {
-    const [row] = await this.unflushed(UPSTREAM_CALL_SQL.insertOne, [
-      call.merchantId,
-      call.consentId,
-      call.syncRunId,
-      call.paymentId,
-      call.operation,
-      call.institutionId,
-      call.status,
-      call.errorCode,
-      call.durationMs,
-      call.attempt,
-      call.tracingId,
-      call.at,
-    ]);
+    const [row] = await this.db.rows({
+      ...UPSTREAM_CALL_SQL.insertOne,
+      values: [
+        call.merchantId,
+        call.consentId,
+        call.syncRunId,
+        call.paymentId,
+        call.operation,
+        call.institutionId,
+        call.status,
+        call.errorCode,
+        call.durationMs,
+        call.attempt,
+        call.tracingId,
+        call.at,
+      ],
+    });
     return row?.id;
   }
 
   /** Sets the outcome of the entry `insertOne` wrote. */
   async complete(id: string, call: RecordedCall): Promise<void> {
-    await this.unflushed(UPSTREAM_CALL_SQL.complete, [
-      id,
-      call.status,
-      call.errorCode,
-      call.durationMs,
-      call.tracingId,
-    ]);
-  }
-
-  private unflushed<R extends object>(statement: Statement<R>, values: unknown[]): Promise<R[]> {
-    return this.db.transaction(async (client) => {
-      await queryOn(client, { ...UPSTREAM_CALL_SQL.unflushedCommit, values: [] });
-      return (await queryOn(client, { ...statement, values })).rows;
+    await this.db.rows({
+      ...UPSTREAM_CALL_SQL.complete,
+      values: [id, call.status, call.errorCode, call.durationMs, call.tracingId],
     });
   }
 

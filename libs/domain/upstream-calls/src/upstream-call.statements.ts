@@ -26,6 +26,14 @@ const pageOf = (parent: 'consent_id' | 'sync_run_id' | 'payment_id') =>
     WHERE u.merchant_id = $1 AND u.${parent} = $2 AND ($3::bigint IS NULL OR u.id < $3::bigint)
     ORDER BY u.id DESC LIMIT $4`;
 
+/**
+ * In a statement's FROM: the statement's own transaction (a statement sent alone is one) commits without
+ * waiting for its WAL flush, as `SET LOCAL synchronous_commit = off` would make it, without the three
+ * more round trips of a transaction block around it (BEGIN, SET LOCAL, COMMIT). Postgres evaluates it
+ * though no column of it is read: a volatile function's output is never planned away.
+ */
+const UNFLUSHED = `(SELECT set_config('synchronous_commit', 'off', true)) AS unflushed`;
+
 export const UPSTREAM_CALL_SQL = {
   /**
    * A batch of attempts in one statement, as arrays (one per column). Rows of a merchant removed meanwhile
@@ -43,7 +51,7 @@ export const UPSTREAM_CALL_SQL = {
   ),
   /**
    * One attempt's entry, written before it is sent (see UpstreamCallRecorder): its id, or none when the
-   * merchant was removed meanwhile.
+   * merchant was removed meanwhile. Committed without waiting for its WAL flush (UNFLUSHED).
    */
   insertOne: sqlStatement(
     'upstream-calls.insert-one',
@@ -51,17 +59,17 @@ export const UPSTREAM_CALL_SQL = {
         status, error_code, duration_ms, attempt, tracing_id, at)
       SELECT $1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::text, $6::text, $7::int, $8::text, $9::int,
           $10::int, $11::text, $12::timestamptz
+      FROM ${UNFLUSHED}
       WHERE EXISTS (SELECT 1 FROM merchants m WHERE m.id = $1::uuid)
       RETURNING id::text AS id`,
     { id: 'string' },
   ),
-  /** This transaction's commit does not wait for its WAL flush (see UpstreamCallRepository.insertOne). */
-  unflushedCommit: sqlStatement(undefined, 'SET LOCAL synchronous_commit = off'),
-  /** What an attempt written before it was sent came to. */
+  /** What an attempt written before it was sent came to; committed as insertOne is. */
   complete: sqlStatement(
     'upstream-calls.complete',
     `UPDATE upstream_calls SET status = $2::int, error_code = $3::text, duration_ms = $4::int,
         tracing_id = $5::text
+      FROM ${UNFLUSHED}
       WHERE id = $1::bigint`,
   ),
   consentPage: sqlStatement('upstream-calls.consent-page', pageOf('consent_id'), CALL_ROW),
