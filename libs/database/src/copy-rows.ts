@@ -56,6 +56,7 @@ const idle: Buffer[] = [];
 const IDLE_KEPT = 4;
 const INITIAL_BYTES = 1 << 20;
 const LARGEST_KEPT_BYTES = 8 << 20;
+const MESSAGE_BYTES = 64 << 10;
 
 /**
  * Writes `rows` into the target with one `COPY … FROM STDIN` on `db` (a transaction's connection): no
@@ -100,7 +101,13 @@ export async function copyRows(
   }
   if (size === 0) return keep(buffer);
   const stream = db.query(copyStreams.from(`COPY ${target.table} (${target.columns.join(', ')}) FROM STDIN`));
-  stream.end(buffer.subarray(0, size));
+  // In messages of MESSAGE_BYTES: Postgres reads each CopyData message whole into a buffer of the COPY's,
+  // grown to the largest; a page sent as one megabyte message cost the backend a megabyte of fresh memory
+  // per page, every page of it faulted in (a quarter of a millisecond per 64 KiB here).
+  for (let at = 0; at < size; at += MESSAGE_BYTES) {
+    stream.write(buffer.subarray(at, Math.min(size, at + MESSAGE_BYTES)));
+  }
+  stream.end();
   await finished(stream);
   // Postgres acknowledged every byte: the socket holds none of the buffer any more. (A failed COPY's
   // buffer is left to the collector: part of it may still be on its way.)
