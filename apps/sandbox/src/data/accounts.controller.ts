@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Ctx, envelope, fromMinor, type SandboxContext, SandboxError } from '../core/index.js';
@@ -10,11 +11,18 @@ import {
 } from './financial-data.dto.js';
 import { FinancialDataService } from './financial-data.service.js';
 import { FinancialDataStore } from './financial-data.store.js';
+import type { BodyPieces } from './json-pieces.js';
 import { parseDateParam, windowOf } from './paging.js';
 import { UnattendedReadsService } from './unattended-reads.service.js';
 import { accountWire, balancesWire, beneficiaryWire, categorisedWire, statementWire } from './wire-format.js';
 
 const JSON_TYPE = 'application/json;charset=UTF-8';
+
+/** A body written as pieces (JsonPieces), sent one after another under its length. */
+function sendPieces(reply: FastifyReply, body: BodyPieces): Readable {
+  void reply.type(JSON_TYPE).header('content-length', body.bytes);
+  return Readable.from(body.pieces);
+}
 
 /** Financial data (upstream spec §4.2): accounts, balances, transactions, statements, beneficiaries, categorisation. */
 @Controller('accounts')
@@ -77,13 +85,11 @@ export class AccountsController {
     @Query() query: TransactionsQueryDto,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): string {
+  ): Readable {
     const consent = this.data.authorise(ctx, token, 'transactions');
     const account = this.data.account(consent, accountId);
     this.unattended.admit(ctx, consent, account.id, !query.offset);
-    const body = this.data.transactionsBody(request, consent, account, query);
-    void reply.type(JSON_TYPE);
-    return body;
+    return sendPieces(reply, this.data.transactionsBody(request, consent, account, query));
   }
 
   @Get(':accountId/real-time/transactions')
@@ -94,13 +100,11 @@ export class AccountsController {
     @Query() query: RealTimeTransactionsQueryDto,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): string {
+  ): Readable {
     const consent = this.data.authorise(ctx, token, 'transactions');
     const account = this.data.account(consent, accountId);
     this.unattended.admit(ctx, consent, account.id, query.cursor === undefined);
-    const body = this.data.realTimeBody(request, consent, account, query);
-    void reply.type(JSON_TYPE);
-    return body;
+    return sendPieces(reply, this.data.realTimeBody(request, consent, account, query));
   }
 
   @Get(':accountId/statements')

@@ -16,6 +16,7 @@ import type {
   TransactionsQueryDto,
 } from './financial-data.dto.js';
 import { FinancialDataStore } from './financial-data.store.js';
+import type { BodyPieces } from './json-pieces.js';
 import {
   CURSOR_PAGE_SIZE,
   echoDate,
@@ -26,8 +27,8 @@ import {
   windowOf,
 } from './paging.js';
 import type { SandboxAccount } from './sandbox-account.js';
-import { pageData } from './transaction-json.js';
-import { listBody, REAL_TIME, WITH_CATEGORISATION, WITH_MERCHANT } from './wire-format.js';
+import { listPieces } from './transaction-json.js';
+import { REAL_TIME, WITH_CATEGORISATION, WITH_MERCHANT } from './wire-format.js';
 
 /** Each financial-data operation: the institution feature it needs, and the consent scopes that allow it. */
 export const OPERATIONS = {
@@ -162,12 +163,11 @@ export class FinancialDataService {
     consent: ConsentRecord,
     account: SandboxAccount,
     query: TransactionsQueryDto,
-  ): string {
+  ): BodyPieces {
     const request = this.offsetRequest(query);
     const variant = this.enrichmentVariant(query.with);
     const window = windowOf(request.fromMs, request.beforeMs, consent);
     const { total, records } = account.ledger.page(window, request.sort, request.offset, request.limit);
-    const data = pageData(records, account, consent.institutionId, variant);
     const withEcho =
       query.with === undefined ? [] : [['with', [query.with].flat().join(',')] as [string, string]];
     const { pagination, links } = this.offsetPaging(
@@ -177,7 +177,7 @@ export class FinancialDataService {
       [...withEcho, ['cursor', '']],
     );
     const meta = { tracingId: tracingIdOf(httpRequest), count: records.length, pagination };
-    return listBody(meta, data, links);
+    return listPieces(meta, records, account, consent.institutionId, variant, links);
   }
 
   /**
@@ -190,7 +190,7 @@ export class FinancialDataService {
     consent: ConsentRecord,
     account: SandboxAccount,
     query: RealTimeTransactionsQueryDto,
-  ): string {
+  ): BodyPieces {
     let fromMs: number | undefined;
     let beforeMs: number | undefined;
     let page = 0;
@@ -217,7 +217,6 @@ export class FinancialDataService {
       CURSOR_PAGE_SIZE,
     );
     const lastPage = Math.max(0, Math.ceil(total / CURSOR_PAGE_SIZE) - 1);
-    const data = pageData(records, account, consent.institutionId, REAL_TIME);
     const base = `${this.config.sandbox.publicUrl}/accounts/${encodeURIComponent(account.id)}/real-time/transactions`;
     const link = (p: number) =>
       `${base}?cursor=${this.store.cursors.encode({ a: account.id, f: fromMs ?? null, b: beforeMs ?? null, p })}`;
@@ -232,7 +231,7 @@ export class FinancialDataService {
       links.last = link(lastPage);
     }
     const meta = { tracingId: tracingIdOf(httpRequest), count: records.length };
-    return listBody(meta, data, links);
+    return listPieces(meta, records, account, consent.institutionId, REAL_TIME, links);
   }
 
   nowMs(): number {

@@ -1,4 +1,5 @@
 import { fromMinor } from '../core/index.js';
+import { type BodyPieces, JsonPieces } from './json-pieces.js';
 import type { SandboxAccount } from './sandbox-account.js';
 import type { SandboxTransaction, TransactionKind } from './sandbox-records.js';
 import { transactionHash } from './seeded-random.js';
@@ -69,21 +70,24 @@ export function transactionJson(
 }
 
 /**
- * The `data` array of one page (without brackets), as text: sent as it is, a megabyte page is turned into
- * bytes once, as it is written (a Buffer made here and another for the whole body cost two fresh
- * allocations of a megabyte, each faulting its pages in: a quarter of the sandbox's time serving a sync).
+ * A list body, `{"meta":…,"data":[…],"links":…}`, around a page's records, written as pieces (JsonPieces):
+ * each record's text goes into the body as it is made.
  */
-export function pageData(
+export function listPieces(
+  meta: unknown,
   records: readonly SandboxTransaction[],
   account: SandboxAccount,
   institutionId: string,
   variant: number,
-): string {
+  links: unknown,
+): BodyPieces {
   const institutionJson = q(institutionId);
-  let json = '';
+  const body = new JsonPieces();
+  body.add(`{"meta":${q(meta)},"data":[`);
   for (let i = 0; i < records.length; i += 1) {
-    if (i > 0) json += ',';
-    json += transactionJson(records[i], account, institutionJson, variant);
+    if (i > 0) body.add(',');
+    body.add(transactionJson(records[i], account, institutionJson, variant));
   }
-  return json;
+  body.add(`],"links":${q(links)}}`);
+  return body.end();
 }

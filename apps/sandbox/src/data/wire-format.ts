@@ -85,11 +85,6 @@ export function transactionWire(
   return wire;
 }
 
-/** `{"meta":…,"data":[…],"links":…}` around a page's serialised records. */
-export function listBody(meta: unknown, data: string, links: unknown): string {
-  return `{"meta":${JSON.stringify(meta)},"data":[${data}],"links":${JSON.stringify(links)}}`;
-}
-
 const BUSINESS_CATEGORIES: Record<string, string> = {
   groceries: 'supplies',
   eating_out: 'meals_and_entertainment',
