@@ -8,3 +8,9 @@ export function cpuMicros(pid: number, tid?: number): number;
 
 /** The CPU seconds one Postgres server (its postmaster, reaped and live children) has used so far. */
 export function serverCpuSeconds(postmasterPid: number): number;
+
+/** The minor page faults a process has taken so far. */
+export function minorFaults(pid: number): number;
+
+/** The minor page faults one Postgres server (its postmaster, reaped and live children) has taken so far. */
+export function serverMinorFaults(postmasterPid: number): number;

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { startPrivatePostgres } from '../kit/private-services.mjs';
-import { serverCpuSeconds } from './cpu.mjs';
+import { serverCpuSeconds, serverMinorFaults } from './cpu.mjs';
 import { report } from './report.mjs';
 import { SCENARIOS } from './scenario-names.mjs';
 import { apiReads } from './scenarios/api-reads.mjs';
@@ -237,6 +237,7 @@ async function main() {
       options: summary.options,
       progress,
       postgresCpu: () => serverCpuSeconds(postgres.postmasterPid()),
+      postgresFaults: () => serverMinorFaults(postgres.postmasterPid()),
     };
     const runs = {
       'sandbox-page': () => sandboxTransactionPage(context),

@@ -8,7 +8,7 @@ import { Buffer } from 'node:buffer';
 import { availableParallelism } from 'node:os';
 import { startNestBaselines } from '../baselines.mjs';
 import { benchDatabaseUrl, freshStore, insertDueAccounts } from '../bench-store.mjs';
-import { cpuMicros } from '../cpu.mjs';
+import { cpuMicros, minorFaults } from '../cpu.mjs';
 import { call, expectStatus } from '../http-helpers.mjs';
 import {
   benchPorts,
@@ -50,7 +50,7 @@ const TARGETS = {
   readVsNest: 1.3,
   uncachedVsNestPg: 1.5,
 };
-export async function syncBench({ load, options, progress, postgresCpu }) {
+export async function syncBench({ load, options, progress, postgresCpu, postgresFaults }) {
   const {
     banks: BANKS,
     dueAccounts: DUE_ACCOUNTS,
@@ -74,6 +74,7 @@ export async function syncBench({ load, options, progress, postgresCpu }) {
     progress(`initial sync: starting the worker on ${accounts} queued accounts`);
     const workerEnv = { ...env, UPSTREAM_BASE_URL: sandbox.url };
     const postgresBefore = postgresCpu();
+    const postgresFaultsBefore = postgresFaults();
     let worker = startHeadless('worker', 'dist/apps/worker/src/main.js', workerEnv);
     closers.push(() => worker.stop());
     const memory = watchMemory(worker.pid);
@@ -86,10 +87,17 @@ export async function syncBench({ load, options, progress, postgresCpu }) {
     );
     const workerBefore = cpuMicros(worker.pid);
     const sandboxBefore = cpuMicros(sandbox.pid);
+    const faultsBefore = { worker: minorFaults(worker.pid), sandbox: minorFaults(sandbox.pid) };
     await untilSyncsEnded(db, [worker], users);
     const workerCpuS = (cpuMicros(worker.pid) - workerBefore) / 1e6;
     const sandboxCpuS = (cpuMicros(sandbox.pid) - sandboxBefore) / 1e6;
     const postgresCpuS = postgresCpu() - postgresBefore;
+    // Page faults: each a first touch of fresh memory, a cost a CPU figure hides (see minorFaults).
+    const faults = {
+      worker: minorFaults(worker.pid) - faultsBefore.worker,
+      postgres: postgresFaults() - postgresFaultsBefore,
+      sandbox: minorFaults(sandbox.pid) - faultsBefore.sandbox,
+    };
     const workerPeakRssMiB = memory.stop();
     const initial = await syncFigures(db, users);
     const syncRate = initial.rows / (initial.ms / 1000);
@@ -98,8 +106,10 @@ export async function syncBench({ load, options, progress, postgresCpu }) {
     progress(`COPY of the same ${initial.rows} rows into a table like transactions`);
     const text = await copyOut(db);
     const copyPostgresBefore = postgresCpu();
+    const copyFaultsBefore = postgresFaults();
     const copyRowsPerSecond = await copyRate(db, text, initial.rows);
     const copyPostgresCpuS = (postgresCpu() - copyPostgresBefore) / COPY_ROUNDS;
+    const copyPostgresFaults = (postgresFaults() - copyFaultsBefore) / COPY_ROUNDS;
 
     progress(`incremental sync of an unchanged 6,500-transaction account, ${INCREMENTAL_SYNCS} times`);
     const current = await currentAccountFirstSync(db, users);
@@ -252,6 +262,12 @@ export async function syncBench({ load, options, progress, postgresCpu }) {
           sandbox: per100k(sandboxCpuS),
           copyPostgres: per100k(copyPostgresCpuS),
         },
+        faultsPer100kRows: {
+          worker: per100k(faults.worker),
+          postgres: per100k(faults.postgres),
+          sandbox: per100k(faults.sandbox),
+          copyPostgres: per100k(copyPostgresFaults),
+        },
       },
       incremental: {
         ms: incrementalMs,
@@ -275,6 +291,7 @@ export async function syncBench({ load, options, progress, postgresCpu }) {
       notes: [
         `initial sync: ${initial.rows} transactions of ${accounts} accounts in ${(initial.ms / 1000).toFixed(2)} s = ${syncRate.toFixed(0)} rows/s; COPY of the same rows ${copyRowsPerSecond.toFixed(0)} rows/s → ×${(syncRate / copyRowsPerSecond).toFixed(2)} (target ×${TARGETS.vsCopy}); worker RSS peak ${workerPeakRssMiB.toFixed(0)} MiB (target < ${TARGETS.workerRssMiB}) → ${ok(met.initial)}`,
         `initial sync CPU per 100,000 rows: worker ${per100k(workerCpuS).toFixed(2)} s, Postgres ${per100k(postgresCpuS).toFixed(2)} s, the sandbox (the bank, on the same cores) ${per100k(sandboxCpuS).toFixed(2)} s (COPY of them: Postgres ${per100k(copyPostgresCpuS).toFixed(2)} s); the three kept ${coresUsed.toFixed(2)} of ${availableParallelism()} cores busy`,
+        `initial sync page faults per 100,000 rows: worker ${per100k(faults.worker).toFixed(0)}, Postgres ${per100k(faults.postgres).toFixed(0)}, the sandbox ${per100k(faults.sandbox).toFixed(0)} (COPY of them: Postgres ${per100k(copyPostgresFaults).toFixed(0)})`,
         `where the initial sync's time goes, summed over its runs (${(initial.runMs / 1000).toFixed(1)} s of run time, concurrent): waiting for the upstream (request, transfer, parse; pages fetched ahead) ${(initial.upstreamMs / 1000).toFixed(1)} s, mapping and writing ${(initial.writeMs / 1000).toFixed(1)} s, the rest (balances, final transaction, queue) ${((initial.runMs - initial.upstreamMs - initial.writeMs) / 1000).toFixed(1)} s`,
         `incremental sync of an unchanged 6,500-transaction account: ${incrementalMs} ms, median of ${incrementals.map((i) => i.ms).join(', ')} (fetched ${incremental.progress.fetched}, unchanged ${incremental.progress.unchanged}) vs its first sync ${Math.round(current.ms)} ms → ${((100 * incrementalMs) / current.ms).toFixed(1)}% (target < ${TARGETS.incrementalShare * 100}%) → ${ok(met.incremental)}`,
         `dispatcher: ${dispatch.enqueued} of ${DUE_ACCOUNTS} due accounts enqueued in ${(dispatch.ms / 1000).toFixed(2)} s (${queued} jobs waiting), process RSS peak ${dispatched.peakRssMiB.toFixed(0)} MiB; CPU per 100,000 accounts: the process ${perDispatched(dispatch.cpuMs / 1000).toFixed(2)} s, Postgres ${perDispatched(dispatchPostgresCpuS).toFixed(2)} s → ${ok(met.dispatch)}`,
