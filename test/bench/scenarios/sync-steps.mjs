@@ -7,6 +7,7 @@ import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import copyStreams from 'pg-copy-streams';
 import { BenchFailure } from '../bench-failure.mjs';
+import { cpuMicros, minorFaults } from '../cpu.mjs';
 import { call, expectStatus, inParallel } from '../http-helpers.mjs';
 import { median } from '../load-generator.mjs';
 import { memoryOf, until } from '../processes.mjs';
@@ -15,6 +16,28 @@ import { connectBank } from './api-reads.mjs';
 const COLUMNS = `id, merchant_id, account_id, dedupe_key, date, booking_date_time, value_date_time, status, amount,
   currency, description, reference, raw, created_at, updated_at`;
 const dist = (path) => fileURLToPath(new URL(`../../../dist/${path}`, import.meta.url));
+
+/** A process's CPU seconds and page faults so far, for costMeter. */
+export const processCosts = (pid) => ({ cpu: () => cpuMicros(pid) / 1e6, faults: () => minorFaults(pid) });
+
+/**
+ * What a phase cost some processes (name → { cpu(), faults() }), read now and when the returned function is
+ * called: CPU seconds, and page faults, each a first touch of fresh memory, a cost CPU figures hide.
+ */
+export function costMeter(processes) {
+  const read = () => Object.entries(processes).map(([name, p]) => [name, p.cpu(), p.faults()]);
+  const before = read();
+  return () => {
+    const after = read();
+    const cpu = {};
+    const faults = {};
+    after.forEach(([name, c, f], i) => {
+      cpu[name] = c - before[i][1];
+      faults[name] = f - before[i][2];
+    });
+    return { cpu, faults };
+  };
+}
 
 /** Samples a process's RSS every 100 ms until stopped: the peak over a phase, not only at its end. */
 export function watchMemory(pid) {

@@ -8,7 +8,7 @@ import { Buffer } from 'node:buffer';
 import { availableParallelism } from 'node:os';
 import { startNestBaselines } from '../baselines.mjs';
 import { benchDatabaseUrl, freshStore, insertDueAccounts } from '../bench-store.mjs';
-import { cpuMicros, minorFaults } from '../cpu.mjs';
+import { cpuMicros } from '../cpu.mjs';
 import { call, expectStatus } from '../http-helpers.mjs';
 import {
   benchPorts,
@@ -26,7 +26,9 @@ import {
   COPY_ROUNDS,
   copyOut,
   copyRate,
+  costMeter,
   currentAccountFirstSync,
+  processCosts,
   runProcess,
   syncFigures,
   syncNow,
@@ -73,8 +75,7 @@ export async function syncBench({ load, options, progress, postgresCpu, postgres
 
     progress(`initial sync: starting the worker on ${accounts} queued accounts`);
     const workerEnv = { ...env, UPSTREAM_BASE_URL: sandbox.url };
-    const postgresBefore = postgresCpu();
-    const postgresFaultsBefore = postgresFaults();
+    const postgresCost = costMeter({ postgres: { cpu: postgresCpu, faults: postgresFaults } });
     let worker = startHeadless('worker', 'dist/apps/worker/src/main.js', workerEnv);
     closers.push(() => worker.stop());
     const memory = watchMemory(worker.pid);
@@ -85,19 +86,13 @@ export async function syncBench({ load, options, progress, postgresCpu, postgres
       60_000,
       20,
     );
-    const workerBefore = cpuMicros(worker.pid);
-    const sandboxBefore = cpuMicros(sandbox.pid);
-    const faultsBefore = { worker: minorFaults(worker.pid), sandbox: minorFaults(sandbox.pid) };
+    const appsCost = costMeter({ worker: processCosts(worker.pid), sandbox: processCosts(sandbox.pid) });
     await untilSyncsEnded(db, [worker], users);
-    const workerCpuS = (cpuMicros(worker.pid) - workerBefore) / 1e6;
-    const sandboxCpuS = (cpuMicros(sandbox.pid) - sandboxBefore) / 1e6;
-    const postgresCpuS = postgresCpu() - postgresBefore;
-    // Page faults: each a first touch of fresh memory, a cost a CPU figure hides (see minorFaults).
-    const faults = {
-      worker: minorFaults(worker.pid) - faultsBefore.worker,
-      postgres: postgresFaults() - postgresFaultsBefore,
-      sandbox: minorFaults(sandbox.pid) - faultsBefore.sandbox,
-    };
+    const apps = appsCost();
+    const pg = postgresCost();
+    const { worker: workerCpuS, sandbox: sandboxCpuS } = apps.cpu;
+    const postgresCpuS = pg.cpu.postgres;
+    const faults = { ...apps.faults, postgres: pg.faults.postgres };
     const workerPeakRssMiB = memory.stop();
     const initial = await syncFigures(db, users);
     const syncRate = initial.rows / (initial.ms / 1000);
@@ -105,11 +100,11 @@ export async function syncBench({ load, options, progress, postgresCpu, postgres
 
     progress(`COPY of the same ${initial.rows} rows into a table like transactions`);
     const text = await copyOut(db);
-    const copyPostgresBefore = postgresCpu();
-    const copyFaultsBefore = postgresFaults();
+    const copyCost = costMeter({ postgres: { cpu: postgresCpu, faults: postgresFaults } });
     const copyRowsPerSecond = await copyRate(db, text, initial.rows);
-    const copyPostgresCpuS = (postgresCpu() - copyPostgresBefore) / COPY_ROUNDS;
-    const copyPostgresFaults = (postgresFaults() - copyFaultsBefore) / COPY_ROUNDS;
+    const copied = copyCost();
+    const copyPostgresCpuS = copied.cpu.postgres / COPY_ROUNDS;
+    const copyPostgresFaults = copied.faults.postgres / COPY_ROUNDS;
 
     progress(`incremental sync of an unchanged 6,500-transaction account, ${INCREMENTAL_SYNCS} times`);
     const current = await currentAccountFirstSync(db, users);
