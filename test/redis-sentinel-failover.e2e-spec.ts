@@ -36,6 +36,7 @@ describe('Redis Sentinel: the master killed, then failed over by plan, under tra
       label: 'redis sentinel, master killed',
       failover: () => sentinel.killMaster(),
       promoted: (killed) => sentinel.promotedFrom(killed),
+      clients: () => sentinel.clients(),
     });
     // Back as a replica, for the planned failover to promote.
     await sentinel.restart(old);
@@ -71,6 +72,7 @@ describe('Redis Sentinel: the master killed, then failed over by plan, under tra
       label: 'redis sentinel, planned failover',
       failover: () => sentinel.failover(),
       promoted: (old) => sentinel.promotedFrom(old),
+      clients: () => sentinel.clients(),
       // The old master takes writes until the sentinels demote it, 8 to 10 s on, and loses them then: the
       // clients leave it on the sentinels' +switch-master instead (every connection but the sentinels' own
       // and this one's).

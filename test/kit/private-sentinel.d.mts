@@ -22,6 +22,8 @@ export interface PrivateSentinel {
   restart(port: number): Promise<void>;
   /** redis-cli against `port`: its stdout ('' when it failed). */
   cli(args: string[], port: number): Promise<string>;
+  /** Each running node's role and its clients BullMQ named, with the command each last ran. */
+  clients(): Promise<string>;
   destroy(): Promise<void>;
 }
 

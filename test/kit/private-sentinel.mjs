@@ -210,6 +210,28 @@ export async function startPrivateSentinel({ name = 'bff' } = {}) {
     },
     /** redis-cli against `port`: its stdout ('' when it failed). */
     cli: (args, port) => cli(port, args),
+    /**
+     * Each running node's role and its clients but the sentinels' and this one, with the name BullMQ gave
+     * (a worker's first connection), age, idle seconds and the command each last ran: where a worker that
+     * stopped taking jobs is left connected, and waiting on what.
+     */
+    async clients() {
+      const each = await Promise.all(
+        [...nodes.keys()].map(async (port) => {
+          const role = /^role:(\w+)/m.exec(await cli(port, ['info', 'replication']))?.[1] ?? 'silent';
+          const named = (await cli(port, ['client', 'list']))
+            .split('\n')
+            .filter((line) => line && !/ name=sentinel-| cmd=client\|list/.test(line))
+            .map((line) =>
+              ['name', 'age', 'idle', 'flags', 'cmd']
+                .map((k) => new RegExp(` ${k}=(\\S*)`).exec(line)?.[0])
+                .join(''),
+            );
+          return [`${port} ${role}, ${named.length} clients:`, ...named].join('\n  ');
+        }),
+      );
+      return each.join('\n');
+    },
     async destroy() {
       for (const each of [...nodes.values(), ...sentinelChildren]) {
         await endChild(each, 'SIGKILL');

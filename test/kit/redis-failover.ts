@@ -151,6 +151,8 @@ export interface FailoverRun<T> {
   promoted: (old: T) => Promise<unknown>;
   /** Checked once promoted, before the traffic is judged. */
   afterPromotion?: (old: T) => Promise<unknown>;
+  /** Where each client is connected and what it waits on, told when work did not carry on. */
+  clients?: () => Promise<string>;
 }
 
 /**
@@ -213,6 +215,8 @@ export async function failoverUnderTraffic<T>(
   expect(badAnswers(traffic.answers)).toEqual([]);
   expect(seconds).toBeLessThanOrEqual(WRITES_BACK_WITHIN_S);
 
+  /** The short schedulers not yet fired since the failover, while waiting for them. */
+  let late: string[] = [];
   try {
     // Work asked after the failover is done: the sync's job runs, its event reaches the endpoint and the
     // stream (woken through pub/sub on the new master). Asked of the stack's in-process api: its clients
@@ -239,10 +243,14 @@ export async function failoverUnderTraffic<T>(
       async () => {
         const now = await shortSchedulers(queues);
         expect(now.map((s) => s.key).sort()).toEqual(schedulers.map((s) => s.key).sort());
-        return now.every((s) => (s.next ?? 0) > failedOverAt) ? true : undefined;
+        late = now
+          .filter((s) => (s.next ?? 0) <= failedOverAt)
+          .map((s) => `${s.key} next ${s.next === undefined ? 'none' : new Date(s.next).toISOString()}`);
+        return late.length === 0 ? true : undefined;
       },
       WAIT.step,
     );
+    late = [];
 
     // Nothing left behind: no job waiting or running past STUCK_MS, no run of the traffic still open.
     await eventually(
@@ -277,8 +285,11 @@ export async function failoverUnderTraffic<T>(
     const counts = await Promise.all(
       queues.map(async (q) => [q.name, await q.getJobCounts(), (await q.getWorkers()).length] as const),
     ).catch((err: unknown) => String(err));
+    const clients = await run.clients?.().catch((err: unknown) => String(err));
     throw new Error(
       `${(error as Error).message}\n--- queues: ${JSON.stringify(counts)}` +
+        (late.length > 0 ? `\n--- short schedulers still to fire: ${late.join('; ')}` : '') +
+        (clients ? `\n--- clients:\n${clients}` : '') +
         `\n--- worker:\n${worker.output().slice(-4000)}\n--- api:\n${api.output().slice(-2000)}`,
       { cause: error },
     );

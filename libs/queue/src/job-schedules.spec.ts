@@ -1,4 +1,4 @@
-import { Queue } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tuning } from '#libs/config';
@@ -107,6 +107,53 @@ describe('ensureJobSchedule: a scheduler Redis forgot is restored, one in order 
     expect([after.count, after.every, after.jobs.length]).toEqual([1, 60_000, 1]);
     expect(after.next).toBeGreaterThan(before.next!);
     expect(await ensureJobSchedule(queue, sweep)).toBe('present');
+  });
+
+  it('restores a scheduler whose job a worker took when the write adding its next job was lost', async () => {
+    await queue.obliterate({ force: true });
+    // Due at once, for a worker to take.
+    await queue.upsertJobScheduler(
+      sweep.id,
+      { every: sweep.everyMs, startDate: Date.now() - 1 },
+      {
+        name: sweep.name,
+      },
+    );
+    const { next: took } = await state();
+    const worker = new Worker('events', null, {
+      connection: queue.opts.connection,
+      prefix: queue.opts.prefix,
+    });
+    const redis = new Redis(config.redis.url);
+    try {
+      // Taking it adds the next job (BullMQ's upsert, in the worker's next command)...
+      const job = await worker.getNextJob('lost-write');
+      expect(job.id).toBe(`repeat:${sweep.id}:${took}`);
+      const { next: added } = await state();
+      expect(added).toBeGreaterThan(took!);
+      // ...which a failover lost: the scheduler names the taken job again, and nothing follows it.
+      await redis.zadd(queue.toKey('repeat'), took!, sweep.id);
+      await redis.del(queue.toKey(`repeat:${sweep.id}:${added}`));
+      await redis.zrem(queue.toKey('delayed'), `repeat:${sweep.id}:${added}`);
+      expect((await state()).jobs.map((j) => j.id)).toEqual([job.id]);
+
+      // A worker may not have sent that write yet: for a moment it is left alone.
+      expect(await ensureJobSchedule(queue, sweep, job.processedOn! + 1_000)).toBe('present');
+      expect(await ensureJobSchedule(queue, sweep, job.processedOn! + 10_001)).toBe('stalled');
+      const after = await state();
+      expect(after.next).toBeGreaterThan(took!);
+      expect(after.jobs.map((j) => [j.id, j.repeatJobKey]).sort()).toEqual(
+        [
+          [job.id, sweep.id],
+          [`repeat:${sweep.id}:${after.next}`, sweep.id],
+        ].sort(),
+      );
+      expect(await queue.getJobState(job.id!)).toBe('active');
+      expect(await ensureJobSchedule(queue, sweep, job.processedOn! + 10_001)).toBe('present');
+    } finally {
+      await worker.close(true);
+      redis.disconnect();
+    }
   });
 
   it('keeps one scheduler and one next job when workers restore it at the same time', async () => {

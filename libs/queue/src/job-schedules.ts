@@ -61,6 +61,11 @@ const PENDING_STATES = new Set(['delayed', 'waiting', 'prioritized', 'waiting-ch
 
 /** A delayed next job this late was never promoted (its queue's markers were lost): it is re-added. */
 const OVERDUE_GRACE_MS = 60_000;
+/**
+ * BullMQ adds a scheduler's next job as a worker takes the current one, in the worker's next command: a
+ * current job active this long with no next job behind it lost that write (see nextJobPending).
+ */
+const ACTIVE_WITHOUT_NEXT_GRACE_MS = 10_000;
 
 /** What `ensureJobSchedule` found: the scheduler as it should be, or what it restored. */
 export type JobScheduleCheck = 'present' | 'missing' | 'stalled';
@@ -105,7 +110,15 @@ async function nextJobPending(
 ): Promise<boolean> {
   if (next === undefined) return false;
   // BullMQ names a scheduler's jobs after it and the time each is due.
-  const state = await queue.getJobState(`repeat:${id}:${next}`);
+  const jobId = `repeat:${id}:${next}`;
+  const state = await queue.getJobState(jobId);
   if (!PENDING_STATES.has(state)) return false;
-  return !(state === 'delayed' && next + Math.max(everyMs, OVERDUE_GRACE_MS) < now);
+  if (state === 'delayed') return next + Math.max(everyMs, OVERDUE_GRACE_MS) >= now;
+  if (state !== 'active') return true;
+  // The scheduler still names the job a worker took, so the write adding the one after it was lost (a
+  // planned Sentinel failover loses what the old master took after the promotion). Left alone, the
+  // scheduler fires again only once that job's lock has expired and the stalled-job check has run it
+  // again, up to a minute on; restoring it adds its next job now, and the job that ran is left as it is.
+  const job = await queue.getJob(jobId);
+  return job?.processedOn === undefined || job.processedOn + ACTIVE_WITHOUT_NEXT_GRACE_MS >= now;
 }
