@@ -92,6 +92,22 @@ describe('paced rounds in the bench', () => {
     }
   });
 
+  it('paces each group of targets compared with each other at a rate of its own (auto)', async () => {
+    const grouped = (key: string, url: string, paceGroup: string) => ({ ...target(key, url), paceGroup });
+    const [quickRow, quick2Row, slowRow] = await measureRounds(context('auto'), [
+      grouped('quick', quick.url, 'fast pair'),
+      grouped('quick-2', quick.url, 'fast pair'),
+      // About 45 req/s on its one connection: the ladder's lowest rate, 20.
+      grouped('slow', slow.url, 'slow one'),
+    ]);
+    expect(slowRow.cpuAtRate).toBe(20);
+    // The fast pair is not pulled down to the slow one's pace: its own, from its own full speed.
+    expect(quickRow.cpuAtRate).toBe(autoRate([quickRow, quick2Row]));
+    expect(quickRow.cpuAtRate).toBeGreaterThan(slowRow.cpuAtRate!);
+    expect(quick2Row.pace?.rate).toBe(quickRow.cpuAtRate);
+    expect(slowRow.pace?.rate).toBe(20);
+  });
+
   it('picks for auto the highest rate of its ladder at most half the slowest target’s full speed', () => {
     expect(autoRate([{ rps: 5_000 }, { rps: 1_600 }])).toBe(750);
     expect(autoRate([{ rps: 4_000 }])).toBe(2_000);

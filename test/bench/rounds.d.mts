@@ -26,6 +26,8 @@ export interface RoundsTarget {
   paths: string[];
   cpu?: () => number;
   cpuRate?: number;
+  /** With `--cpu-rate auto`: the targets compared with each other, paced at one rate of their own. */
+  paceGroup?: string;
 }
 
 export interface RoundsOptions {

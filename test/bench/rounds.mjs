@@ -118,15 +118,19 @@ export function failureOf(label, result) {
 }
 
 /**
- * targets: [{ key, label, baseUrl, paths, headers?, expectStatus? (200), bodyBytes?, cpu?, collected? }]. Returns one
+ * targets: [{ key, label, baseUrl, paths, headers?, expectStatus? (200), bodyBytes?, cpu?, collected?,
+ * cpuRate?, paceGroup? }]; with `--cpu-rate auto` the targets of one `paceGroup` (those a figure compares)
+ * are paced at a rate of their own. Returns one
  * row per target: requests, req/s, pooled latencies and each round's req/s and p50; with `cpu` (a function
  * answering the serving process's CPU µs so far, see cpuMicros), also its CPU µs per request over the
  * measured phases; with `collected` (MiB the process's collections freed so far, `collectedMiB`), the heap
  * it allocated and let go per request.
  */
 export async function measureRounds({ load, options, progress }, targets) {
-  let chosenRate = options.cpuRate === 'auto' ? 0 : options.cpuRate;
-  const rateOf = (t) => t.cpuRate ?? chosenRate;
+  const chosenRate = options.cpuRate === 'auto' ? 0 : options.cpuRate;
+  /** `--cpu-rate auto`'s rate for each pace group (`paceGroup`, undefined for targets of none). */
+  const groupRates = new Map();
+  const rateOf = (t) => t.cpuRate ?? groupRates.get(t.paceGroup) ?? chosenRate;
   const pacedAtAll = (t) => Boolean(t.cpu && (t.cpuRate ?? options.cpuRate));
   const acc = new Map(
     targets.map((t) => [
@@ -183,14 +187,22 @@ export async function measureRounds({ load, options, progress }, targets) {
   }
   const paced = targets.filter(pacedAtAll);
   if (options.cpuRate === 'auto' && paced.length > 0) {
-    // A smoke run proves the steps, not the figures: on a machine too busy for even the lowest rate (a
-    // whole test suite beside it) it paces at that rate all the same, and its rounds say they were not held.
-    chosenRate =
-      autoRate(paced.map((t) => ({ rps: (acc.get(t.key).completed * 1000) / acc.get(t.key).elapsedMs }))) ||
-      (options.smoke ? AUTO_RATES[0] : 0);
-    progress(
-      `--cpu-rate auto: ${chosenRate} req/s (at most ×${AUTO_RATE_SHARE} of the slowest paced target's full speed)`,
-    );
+    // Each group (targets compared with each other) at the highest rate its own slowest member holds: a
+    // slow pair elsewhere in the scenario does not pull a fast pair down to a pace where what a process
+    // burns between requests, not what a request costs, makes most of the figure.
+    for (const group of new Set(paced.map((t) => t.paceGroup))) {
+      const members = paced.filter((t) => t.paceGroup === group);
+      // A smoke run proves the steps, not the figures: on a machine too busy for even the lowest rate (a
+      // whole test suite beside it) it paces at that rate all the same, and its rounds say they were not held.
+      const rate =
+        autoRate(
+          members.map((t) => ({ rps: (acc.get(t.key).completed * 1000) / acc.get(t.key).elapsedMs })),
+        ) || (options.smoke ? AUTO_RATES[0] : 0);
+      groupRates.set(group, rate);
+      progress(
+        `--cpu-rate auto: ${rate} req/s${group === undefined ? '' : ` for ${group}`} (at most ×${AUTO_RATE_SHARE} of its slowest paced target's full speed)`,
+      );
+    }
   }
   if (paced.length > 0 && paced.every((t) => rateOf(t) > 0))
     await pacedRounds({ load, options, progress }, paced, rateOf, acc);
