@@ -2,6 +2,7 @@
 // sandbox (through its API) and what the soak's clients received. A row is { invariant, expected,
 // observed, ok, details } where details name the ids that break it.
 import { Buffer } from 'node:buffer';
+import { USER_PRESENT } from '../kit/user-present.mjs';
 import { SANDBOX_ADMIN_TOKEN, SYNC_RUNS_KEPT } from './soak-cluster.mjs';
 import { request } from './soak-http.mjs';
 import { VRP_LIMITS } from './soak-load.mjs';
@@ -63,6 +64,9 @@ async function sandboxTransactions(sandboxUrl, applicationUserId) {
   const headers = {
     authorization: `Basic ${Buffer.from(`${APP_ID}:${APP_SECRET}`).toString('base64')}`,
     consent: direct.body.data.consentToken,
+    // Not one of the bank's daily reads without the user: the soak's own syncs may have spent them (a 429
+    // here once failed the check, the stack having done nothing wrong).
+    ...USER_PRESENT,
   };
   const byAccount = new Map();
   for (const account of direct.body.data.accounts) {
